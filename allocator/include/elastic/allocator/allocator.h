@@ -1,0 +1,14 @@
+// The allocator's entry point: validate a Problem, drop held nodes that left, solve each node kind,
+// map counts to node names without migration. Pure C++, no MPI; deterministic.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "elastic/allocator/allocation.h"
+#include "elastic/allocator/problem.h"
+
+namespace elastic::alloc {
+
+// Errors: InvalidArgument naming the offending field (e.g. "jobs[2].max_nodes: ...").
+absl::StatusOr<Allocation> allocate(const Problem& problem);
+
+}  // namespace elastic::alloc

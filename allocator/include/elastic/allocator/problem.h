@@ -1,0 +1,59 @@
+// The allocation problem as the user states it: a pool of granted nodes (by name), the jobs with
+// the nodes they hold, their bounds and scalability tables, and how to solve. See
+// ../shared/DESIGN.md "The allocation problem" for the objective this is turned into.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "elastic/allocator/piecewise_linear.h"
+
+namespace elastic::alloc {
+
+enum class Objective {
+  kThroughput,  // v_j = value table if given, else r_j
+  kSpeedup,     // v_j = r_j(n) / r_j(1)
+  kWeighted,    // v_j = weight_j * (value table if given, else r_j)
+  kFair,        // maximise the smallest r_j(n)/r_j(max) first, then total throughput
+};
+
+enum class SolverKind {
+  kMilp,        // lp_solve MILP on node counts (SOS2 tables, grow/shrink binaries)
+  kDp,          // exact dynamic program over jobs x nodes (with Lagrangian presolve)
+  kNodeMilp,    // BFTrainer's node-level MILP: one binary per (job, node); the reference
+  kEqualShare,  // BFTrainer's equal-share heuristic: the baseline
+};
+
+struct Node {
+  std::string name;
+  std::string kind;           // optional; jobs only run on nodes of their own `node_kind`
+  bool leaving_soon = false;  // the scheduler flagged it: released first when a job shrinks
+  double expected_idle_s = std::numeric_limits<double>::infinity();  // shorter = released earlier
+};
+
+struct Job {
+  std::string id;
+  int min_nodes = 1;
+  int max_nodes = 1;
+  std::vector<std::string> nodes;            // held now; ones missing from the pool have left
+  PiecewiseLinear scaling;                   // r_j: samples/s by node count
+  std::optional<PiecewiseLinear> value;      // v_j when given (throughput/weighted objectives)
+  double grow_stall_s = 0.0;                 // U_j
+  double shrink_stall_s = 0.0;               // D_j
+  double weight = 1.0;
+  int min_share = 0;                         // nodes guaranteed while the pool allows (0 = none)
+  std::string node_kind;                     // which nodes it can use ("" = nodes without a kind)
+};
+
+struct Problem {
+  std::vector<Node> nodes;
+  std::vector<Job> jobs;
+  double horizon_s = 10.0;  // T_fwd
+  Objective objective = Objective::kThroughput;
+  SolverKind solver = SolverKind::kMilp;
+  double time_limit_s = 10.0;
+};
+
+}  // namespace elastic::alloc

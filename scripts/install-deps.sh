@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs everything libelastic needs on Debian 12, idempotently:
+#   * Debian packages (compilers, lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
+#     gnuplot, the Fashion-MNIST dataset);
+#   * Open MPI 5.0.7 with ULFM, built from Debian trixie's *source* package into a cache prefix
+#     (never trixie binaries: they would replace libc). An MPI given by MPI_HOME is used instead
+#     when it has ULFM.
+# Prints the MPI prefix as its last line ("MPI_HOME=<prefix>"). Safe to re-run; skips what is there.
+set -euo pipefail
+
+OMPI_VERSION=5.0.7
+CACHE=${ELASTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libelastic}
+PREFIX=${ELASTIC_MPI_PREFIX:-$CACHE/openmpi-$OMPI_VERSION-ulfm}
+JOBS=${JOBS:-$(nproc)}
+
+say() { printf '[install-deps] %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+PACKAGES=(
+  build-essential cmake ninja-build pkgconf git ca-certificates xz-utils
+  liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
+  gnuplot-nox dataset-fashion-mnist procps
+)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then say "Debian packages: all present"; return; fi
+  say "Debian packages: installing ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -q MPIX_Comm_revoke "$1"/include/mpiext/*ulfm* 2>/dev/null; }
+
+build_openmpi() {
+  if [ -n "${MPI_HOME:-}" ] && has_ulfm "$MPI_HOME"; then
+    say "Open MPI: using MPI_HOME=$MPI_HOME (has ULFM)"; PREFIX=$MPI_HOME; return
+  fi
+  if has_ulfm "$PREFIX"; then say "Open MPI: cached at $PREFIX"; return; fi
+  say "Open MPI $OMPI_VERSION: fetching Debian trixie source package (deb-src only)"
+  local work=$CACHE/src lists=$CACHE/apt-trixie-src
+  mkdir -p "$work" "$lists/lists/partial"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
+    > "$lists/sources.list"
+  # A private source list and list directory: the system's apt sources are never touched.
+  local opts=(-o "Dir::Etc::SourceList=$lists/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o "Dir::State::Lists=$lists/lists" -o APT::Sandbox::User=root)
+  if [ ! -f "$work/openmpi_$OMPI_VERSION.orig.tar.xz" ]; then
+    apt-get "${opts[@]}" update -qq >&2
+    (cd "$work" && apt-get "${opts[@]}" source --download-only "openmpi=$OMPI_VERSION-1" >&2)
+  fi
+  rm -rf "$work/openmpi-$OMPI_VERSION"
+  tar -C "$work" -xf "$work/openmpi_$OMPI_VERSION.orig.tar.xz"
+  say "Open MPI: configuring (--with-ft=ulfm, internal PMIx/PRRTE) into $PREFIX"
+  cd "$work/openmpi-$OMPI_VERSION"
+  ./configure --prefix="$PREFIX" --with-ft=ulfm --with-pmix=internal --with-prrte=internal \
+    --with-hwloc=external --with-libevent=external --disable-mpi-fortran --disable-oshmem \
+    --enable-mpi-ext=ftmpi --without-ucx --without-ofi --without-cuda \
+    > "$CACHE/openmpi-configure.log" 2>&1 || { tail -40 "$CACHE/openmpi-configure.log" >&2; exit 1; }
+  say "Open MPI: building with $JOBS jobs (about 7 minutes on 2 cores; log: $CACHE/openmpi-build.log)"
+  make -j"$JOBS" > "$CACHE/openmpi-build.log" 2>&1 || { tail -40 "$CACHE/openmpi-build.log" >&2; exit 1; }
+  make install >> "$CACHE/openmpi-build.log" 2>&1 || { tail -40 "$CACHE/openmpi-build.log" >&2; exit 1; }
+  cd - >/dev/null
+  rm -rf "$work/openmpi-$OMPI_VERSION"
+  has_ulfm "$PREFIX" || { say "Open MPI: build finished but ULFM headers are missing in $PREFIX"; exit 1; }
+  say "Open MPI: installed at $PREFIX"
+}
+
+install_packages
+build_openmpi
+echo "MPI_HOME=$PREFIX"

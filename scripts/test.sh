@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: installs dependencies (cached), configures, builds, runs ctest.
+# With CI=true the "ci" preset is used (warnings are errors). Extra arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/install-deps.sh | tail -n 1)"
+export MPI_HOME
+preset=default
+[ "${CI:-}" = "true" ] && preset=ci
+echo "[test] configure + build (preset $preset, MPI_HOME=$MPI_HOME)" >&2
+cmake --preset "$preset" -DMPI_HOME="$MPI_HOME" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"
+echo "[test] ctest" >&2
+ctest --preset "$preset" -j "$(nproc)" "$@"
