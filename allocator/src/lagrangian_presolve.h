@@ -26,7 +26,7 @@ namespace elastic::alloc {
 
 // Inclusive count range [lo, hi]. Each range lies inside one linear piece of gain_j: for n in
 // [lo, hi], gain_j(n) = gain_j(lo) + slope*(n - lo) up to rounding.
-struct CountRange {
+struct CandidateRange {
   int lo = 0;
   int hi = 0;
   double gain_lo = 0.0;  // gain_j(lo)
@@ -39,13 +39,13 @@ struct PresolveResult {
   CountSolution incumbent;   // a feasible allocation (status kHeuristic); its objective is LB
   // Per job: the candidate counts, as sorted, disjoint ranges, never empty. Every optimal
   // allocation uses, for every job, a count inside these ranges.
-  std::vector<std::vector<CountRange>> candidates;
+  std::vector<std::vector<CandidateRange>> candidates;
   std::size_t fixed_jobs = 0;  // jobs left with exactly one candidate count
 };
 
 // All allowed counts of job j as linear pieces: {0} when 0 is allowed, then [lo, hi] cut at the
 // breakpoints (sorted, disjoint). Empty when job j has no allowed count (must_run with lo > hi).
-std::vector<CountRange> linear_pieces(const CountModel& model, std::size_t j);
+std::vector<CandidateRange> linear_pieces(const CountModel& model, std::size_t j);
 
 // InvalidArgument when the model has no feasible allocation (must-run floors exceed the pool, or a
 // must-run job has no allowed count). Runs in O(sum_j breakpoints_j * log) plus the candidate scan.
