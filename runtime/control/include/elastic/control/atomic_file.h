@@ -1,0 +1,21 @@
+// Crash-safe file replacement, the one primitive the state dir is built on: readers (the CLI, the
+// daemon, Prometheus) see either the old or the new file, never a half-written one.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace elastic::rt {
+
+// Writes `contents` to a temp file beside `path`, fsyncs it, renames it over `path` and fsyncs
+// the directory. `mode` is the new file's permission bits. Errors name the path and errno text.
+absl::Status write_file_atomic(const std::filesystem::path& path, std::string_view contents,
+                               unsigned mode = 0600);
+// Reads a whole file (NotFound when missing).
+absl::StatusOr<std::string> read_file(const std::filesystem::path& path);
+
+}  // namespace elastic::rt

@@ -1,0 +1,108 @@
+// The granted-node pool as a scheduler adapter publishes it: an Open MPI hostfile
+// (`name slots=N [max_slots=M]`, `#` comments, blank lines), replaced atomically (write a temp
+// file, rename over). The daemon watches it with HostfileWatcher and re-plans on every accepted
+// change; a malformed new version is reported and ignored, so the pool never silently empties.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace elastic::rt {
+
+struct HostEntry {
+  std::string name;
+  int slots = 1;                 // `slots=N`; 1 when absent
+  std::optional<int> max_slots;  // `max_slots=M` (also `max-slots`), must be >= slots
+  friend bool operator==(const HostEntry&, const HostEntry&) = default;
+};
+
+// Parses hostfile text. `source` names the file in errors, which read
+// "<source>:<line>: <what> '<token>'" (InvalidArgument). Duplicate host names are an error.
+absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
+                                                      std::string_view source = "<hostfile>");
+// Reads and parses a file (NotFound when missing).
+absl::StatusOr<std::vector<HostEntry>> read_hostfile(const std::filesystem::path& path);
+// The canonical text of a host list, one `name slots=N[ max_slots=M]` line per host.
+std::string format_hostfile(const std::vector<HostEntry>& hosts);
+// Writes a hostfile atomically (temp + fsync + rename), as an adapter must.
+absl::Status write_hostfile(const std::filesystem::path& path, const std::vector<HostEntry>& hosts);
+
+// What changed between two accepted versions, or why a new version was rejected.
+struct HostfileUpdate {
+  // OK: a new version was accepted and `hosts` is it. Otherwise the new version was rejected
+  // (message names file:line and token); `hosts` is still the last good version and the
+  // added/removed/resized lists are empty.
+  absl::Status status;
+  std::vector<HostEntry> hosts;      // the pool now in force
+  std::vector<HostEntry> added;      // names not in the previous version
+  std::vector<std::string> removed;  // names gone: the daemon must vacate them (grace period)
+  std::vector<HostEntry> resized;    // same name, different slots/max_slots (new values)
+};
+
+struct HostfileWatcherOptions {
+  // Use the stat+hash polling loop even when inotify works (tests; NFS, where inotify is blind).
+  bool force_polling = false;
+  // How often the polling mode stats the file. inotify mode also re-checks at this period as a
+  // safety net, so a missed event costs at most one interval.
+  std::chrono::milliseconds poll_interval{500};
+  // Start with an empty pool when the file does not exist yet instead of failing.
+  bool allow_missing = false;
+};
+
+// Watches one hostfile. Not thread-safe; one owner (the daemon's event loop) calls wait().
+// inotify watches the *directory* (IN_MOVED_TO, IN_CLOSE_WRITE) because an atomic replace
+// swaps the inode and a watch on the file itself would go silent after the first rename.
+class HostfileWatcher {
+ public:
+  // Reads the initial version; fails (InvalidArgument/NotFound, naming the file) if it is bad or
+  // missing (unless allow_missing). Never blocks.
+  static absl::StatusOr<std::unique_ptr<HostfileWatcher>> create(
+      const std::filesystem::path& path, HostfileWatcherOptions options = {});
+  ~HostfileWatcher();
+  HostfileWatcher(const HostfileWatcher&) = delete;
+  HostfileWatcher& operator=(const HostfileWatcher&) = delete;
+
+  // Blocks at most `timeout` (0 = just check). Returns the first change of content seen — an
+  // accepted version or a rejected one — or nullopt when nothing changed. Rewrites with the same
+  // content are not reported. A file that disappears is reported as rejected (last good kept).
+  std::optional<HostfileUpdate> wait(std::chrono::milliseconds timeout);
+
+  // The last accepted host list.
+  const std::vector<HostEntry>& hosts() const { return hosts_; }
+  const std::filesystem::path& path() const { return path_; }
+  // The inotify descriptor to add to an external poll()/epoll set (readable => call wait(0)),
+  // or -1 in polling mode.
+  int fd() const { return inotify_fd_; }
+  bool polling() const { return inotify_fd_ < 0; }
+
+ private:
+  HostfileWatcher(std::filesystem::path path, HostfileWatcherOptions options);
+  std::optional<HostfileUpdate> check_now();  // reads if stat/hash changed
+  bool drain_inotify(int timeout_ms);         // true if an event named our file
+
+  std::filesystem::path path_;
+  HostfileWatcherOptions options_;
+  int inotify_fd_ = -1;
+  std::vector<HostEntry> hosts_;
+  // Fingerprint of the last version looked at (accepted or rejected), so one bad version is
+  // reported once, not on every poll.
+  bool seen_exists_ = false;
+  std::int64_t seen_mtime_ns_ = 0;
+  std::uintmax_t seen_size_ = 0;
+  std::uint64_t seen_hash_ = 0;
+  std::chrono::steady_clock::time_point next_poll_{};
+};
+
+// Diff of two host lists (by name); `status` is OK.
+HostfileUpdate diff_hosts(const std::vector<HostEntry>& before, const std::vector<HostEntry>& after);
+
+}  // namespace elastic::rt
