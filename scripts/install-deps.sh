@@ -35,7 +35,7 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -q MPIX_Comm_revoke "$1"/include/mpiext/*ulfm* 2>/dev/null; }
+has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -rqs MPIX_Comm_revoke "$1/include"; }
 
 build_openmpi() {
   if [ -n "${MPI_HOME:-}" ] && has_ulfm "$MPI_HOME"; then
