@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/install-deps.sh | tail -n 1)"
 export MPI_HOME
+# Open MPI refuses to run as root unless told; CI machines run as root.
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 preset=default
 [ "${CI:-}" = "true" ] && preset=ci
 echo "[test] configure + build (preset $preset, MPI_HOME=$MPI_HOME)" >&2
