@@ -1,0 +1,102 @@
+#include "mpi/communicator.h"
+
+#include <mpi-ext.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/mpi_check.h"
+#include "mpi/reduce_ops.h"
+
+namespace elastic::coll::mpi {
+
+absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm comm,
+                                                                      CreateOptions opts) {
+  absl::StatusOr<CommHandle> dup_comm = dup(comm, Clock::now() + opts.timeout);
+  if (!dup_comm.ok()) return dup_comm.status();
+  int rank = 0;
+  int size = 0;
+  ELASTIC_MPI_CHECK(MPI_Comm_rank(dup_comm->get(), &rank));
+  ELASTIC_MPI_CHECK(MPI_Comm_size(dup_comm->get(), &size));
+  return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(*dup_comm), rank, size));
+}
+
+MpiCommunicator::MpiCommunicator(CommHandle comm, int rank, int size)
+    : comm_(std::move(comm)), rank_(rank), size_(size) {}
+
+void MpiCommunicator::abort(std::string_view why) {
+  if (sticky_.ok()) sticky_ = absl::AbortedError(absl::StrCat("communicator aborted: ", std::string(why)));
+  if (comm_.get() != MPI_COMM_NULL) MPIX_Comm_revoke(comm_.get());
+}
+
+absl::Status MpiCommunicator::posted(absl::Status st) {
+  if (absl::IsAborted(st)) abort(std::string(st.message()));
+  return st;
+}
+
+absl::Status MpiCommunicator::finish(MPI_Request& req, std::chrono::milliseconds timeout,
+                                     const char* what) {
+  absl::Status st = wait(req, Clock::now() + timeout, what);
+  if (st.ok()) return st;
+  // Revoke so that peers blocked in the same collective return too; then the error is sticky.
+  abort(std::string(st.message()));
+  drain(req);
+  return st;
+}
+
+absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  if (t.count > static_cast<std::size_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError(absl::StrCat("allreduce of ", t.count,
+                                                   " elements: more than INT_MAX"));
+  }
+  if (t.data == nullptr && t.count != 0) return absl::InvalidArgumentError("allreduce: null data");
+  MPI_Request req = MPI_REQUEST_NULL;
+  const int rc = MPI_Iallreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count),
+                                datatype(t.dtype), sum_op(t.dtype), comm_.get(), &req);
+  if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Iallreduce", __FILE__, __LINE__));
+  if (absl::Status st = finish(req, opts.timeout, "MPI_Iallreduce"); !st.ok()) return st;
+  if (op == ReduceOp::kAverage && size_ > 1) scale_down(t.data, t.count, t.dtype, size_);
+  return absl::OkStatus();
+}
+
+absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
+                                        CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  if (root < 0 || root >= size_) {
+    return absl::InvalidArgumentError(absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
+  }
+  // Large payloads (a model snapshot) may exceed INT_MAX bytes: send them in 1 GiB chunks.
+  constexpr std::size_t kChunk = std::size_t{1} << 30;
+  auto* p = static_cast<std::byte*>(data);
+  std::size_t off = 0;
+  do {
+    const std::size_t n = std::min(kChunk, bytes - off);
+    MPI_Request req = MPI_REQUEST_NULL;
+    const int rc = MPI_Ibcast(p + off, static_cast<int>(n), MPI_BYTE, root, comm_.get(), &req);
+    if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Ibcast", __FILE__, __LINE__));
+    if (absl::Status st = finish(req, opts.timeout, "MPI_Ibcast"); !st.ok()) return st;
+    off += n;
+  } while (off < bytes);
+  return absl::OkStatus();
+}
+
+absl::Status MpiCommunicator::barrier(CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  MPI_Request req = MPI_REQUEST_NULL;
+  const int rc = MPI_Ibarrier(comm_.get(), &req);
+  if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Ibarrier", __FILE__, __LINE__));
+  return finish(req, opts.timeout, "MPI_Ibarrier");
+}
+
+absl::StatusOr<std::span<std::byte>> MpiCommunicator::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  return std::span<std::byte>(scratch_.data(), bytes);
+}
+
+absl::Status MpiCommunicator::copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes != 0) std::memcpy(dst, src, bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace elastic::coll::mpi

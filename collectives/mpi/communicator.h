@@ -1,0 +1,49 @@
+// The MPI backend: collectives on host memory over a private duplicate of the job communicator,
+// as non-blocking MPI_I* calls tested against a deadline.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "elastic/collectives/communicator.h"
+#include "elastic/collectives/factory.h"
+#include "mpi/handles.h"
+
+namespace elastic::coll::mpi {
+
+class MpiCommunicator final : public Communicator {
+ public:
+  // COLLECTIVE over `comm` (see factory.h).
+  static absl::StatusOr<std::unique_ptr<Communicator>> create(MPI_Comm comm, CreateOptions opts);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MemoryKind memory() const override { return MemoryKind::kHost; }
+  std::string_view backend_name() const override { return "mpi"; }
+
+  absl::Status allreduce(Tensor t, ReduceOp op, CallOptions opts) override;
+  absl::Status broadcast(void* data, std::size_t bytes, int root, CallOptions opts) override;
+  absl::Status barrier(CallOptions opts) override;
+  absl::Status health() const override { return sticky_; }
+  void abort(std::string_view why) override;
+  absl::StatusOr<std::span<std::byte>> scratch(std::size_t bytes) override;
+  absl::Status copy(void* dst, const void* src, std::size_t bytes) override;
+
+ private:
+  MpiCommunicator(CommHandle comm, int rank, int size);
+  // An error from posting a request: a process failure there is sticky too.
+  absl::Status posted(absl::Status st);
+  // Waits for `req`; on a timeout or failure revokes the communicator and makes the error sticky.
+  absl::Status finish(MPI_Request& req, std::chrono::milliseconds timeout, const char* what);
+
+  CommHandle comm_;
+  int rank_;
+  int size_;
+  absl::Status sticky_;
+  std::vector<std::byte> scratch_;
+};
+
+}  // namespace elastic::coll::mpi

@@ -1,0 +1,61 @@
+#include "mpi/handles.h"
+
+#include <mpi-ext.h>
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/mpi_check.h"
+
+namespace elastic::coll::mpi {
+
+void CommHandle::reset() {
+  if (comm_ == MPI_COMM_NULL) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Comm_free(&comm_);
+  comm_ = MPI_COMM_NULL;
+}
+
+absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what) {
+  // Spin briefly for latency, then yield so that oversubscribed ranks (more ranks than cores)
+  // let the peer we wait for run.
+  for (unsigned spins = 0;; ++spins) {
+    int done = 0;
+    const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_status(rc, what, __FILE__, __LINE__);
+    if (done != 0) return absl::OkStatus();
+    if (Clock::now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
+    }
+    if (spins > 64) std::this_thread::yield();
+  }
+}
+
+void drain(MPI_Request& req) {
+  const auto until = Clock::now() + std::chrono::milliseconds(500);
+  while (req != MPI_REQUEST_NULL && Clock::now() < until) {
+    int done = 0;
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0) break;
+    std::this_thread::yield();
+  }
+  req = MPI_REQUEST_NULL;
+}
+
+absl::StatusOr<CommHandle> dup(MPI_Comm comm, Clock::time_point deadline) {
+  MPI_Comm out = MPI_COMM_NULL;
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Comm_idup(comm, &out, &req));
+  if (absl::Status st = wait(req, deadline, "MPI_Comm_idup"); !st.ok()) {
+    if (absl::IsDeadlineExceeded(st)) {
+      MPIX_Comm_revoke(comm);  // release peers stuck in the same dup
+      drain(req);
+    }
+    return st;
+  }
+  CommHandle h(out);
+  ELASTIC_MPI_CHECK(MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN));
+  return h;
+}
+
+}  // namespace elastic::coll::mpi

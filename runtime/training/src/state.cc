@@ -1,0 +1,176 @@
+// State: registration, in-memory commit/restore, sync by broadcast (see state.h). Checkpoint file
+// I/O lives in checkpoint_file.cc.
+#include "elastic/training/state.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/bytes.h"
+
+namespace elastic::rt {
+
+namespace {
+enum Kind : std::uint8_t { kF32 = 1, kF64, kU16, kBytes, kScalarI64, kScalarF64, kObject };
+
+std::uint64_t fnv1a(std::span<const std::byte> b) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::byte x : b) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+  return h;
+}
+}  // namespace
+
+struct State::Entry {
+  std::string name;
+  std::uint8_t kind;
+  void* ptr;
+  std::size_t bytes;  // fixed size; 0 for objects (variable)
+  Checkpointable* object;
+};
+
+State::State(StateOptions opts) : opts_(std::move(opts)), last_checkpoint_(std::chrono::steady_clock::now()) {}
+State::~State() = default;
+
+absl::Status State::add(std::string name, std::uint8_t kind, void* ptr, std::size_t bytes,
+                        Checkpointable* object) {
+  if (has_commit()) {
+    return absl::FailedPreconditionError(absl::StrCat("State: '", name, "' registered after the first commit"));
+  }
+  for (const Entry& e : entries_) {
+    if (e.name == name) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' registered twice"));
+  }
+  if (ptr == nullptr && object == nullptr && bytes != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' has null data"));
+  }
+  entries_.push_back(Entry{std::move(name), kind, ptr, bytes, object});
+  return absl::OkStatus();
+}
+
+absl::Status State::add_buffer(std::string name, std::span<float> d) {
+  return add(std::move(name), kF32, d.data(), d.size_bytes(), nullptr);
+}
+absl::Status State::add_buffer(std::string name, std::span<double> d) {
+  return add(std::move(name), kF64, d.data(), d.size_bytes(), nullptr);
+}
+absl::Status State::add_buffer(std::string name, std::span<std::uint16_t> d) {
+  return add(std::move(name), kU16, d.data(), d.size_bytes(), nullptr);
+}
+absl::Status State::add_bytes(std::string name, std::span<std::byte> d) {
+  return add(std::move(name), kBytes, d.data(), d.size_bytes(), nullptr);
+}
+absl::Status State::add_scalar(std::string name, std::int64_t* v) {
+  if (v == nullptr) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' is null"));
+  return add(std::move(name), kScalarI64, v, sizeof(*v), nullptr);
+}
+absl::Status State::add_scalar(std::string name, double* v) {
+  if (v == nullptr) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' is null"));
+  return add(std::move(name), kScalarF64, v, sizeof(*v), nullptr);
+}
+absl::Status State::add_object(std::string name, Checkpointable* object) {
+  if (object == nullptr) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' is null"));
+  return add(std::move(name), kObject, nullptr, 0, object);
+}
+
+std::vector<std::byte> State::layout_bytes() const {
+  std::vector<std::byte> out;
+  put(out, static_cast<std::uint64_t>(entries_.size()));
+  for (const Entry& e : entries_) {
+    put(out, e.kind);
+    put(out, static_cast<std::uint64_t>(e.name.size()));
+    put_bytes(out, e.name.data(), e.name.size());
+    put(out, static_cast<std::uint64_t>(e.bytes));
+  }
+  return out;
+}
+
+std::size_t State::snapshot_bytes() const { return snapshot_.size(); }
+
+absl::Status State::commit() {
+  // Reuses the snapshot's capacity: after the first commit this is a memcpy per buffer.
+  snapshot_.clear();
+  for (const Entry& e : entries_) {
+    if (e.kind == kObject) {
+      const std::vector<std::byte> b = e.object->save();
+      put(snapshot_, static_cast<std::uint64_t>(b.size()));
+      put_bytes(snapshot_, b.data(), b.size());
+    } else {
+      put(snapshot_, static_cast<std::uint64_t>(e.bytes));
+      put_bytes(snapshot_, e.ptr, e.bytes);
+    }
+  }
+  if (snapshot_.empty()) put(snapshot_, std::uint64_t{0});  // nothing registered: still "committed"
+  ++commits_;
+  ++commits_since_checkpoint_;
+
+  if (opts_.checkpoint_path.empty() || !opts_.checkpoint_writer) return absl::OkStatus();
+  const auto now = std::chrono::steady_clock::now();
+  const bool by_count =
+      opts_.checkpoint_every_commits > 0 && commits_since_checkpoint_ >= opts_.checkpoint_every_commits;
+  const bool by_time = opts_.checkpoint_every.count() > 0 && now - last_checkpoint_ >= opts_.checkpoint_every;
+  if (!by_count && !by_time) return absl::OkStatus();
+  commits_since_checkpoint_ = 0;
+  last_checkpoint_ = now;
+  return save_checkpoint(opts_.checkpoint_path);
+}
+
+absl::Status State::apply_snapshot(std::span<const std::byte> snap) {
+  // Validate every fixed-size section before touching any registered memory.
+  Reader check(snap);
+  for (const Entry& e : entries_) {
+    const std::optional<std::uint64_t> len = check.get<std::uint64_t>();
+    if (!len || check.left() < *len) {
+      return absl::DataLossError(absl::StrCat("State snapshot truncated at '", e.name, "'"));
+    }
+    if (e.kind != kObject && *len != e.bytes) {
+      return absl::FailedPreconditionError(absl::StrCat("State snapshot: '", e.name, "' has ", *len,
+                                                        " bytes, the registered buffer ", e.bytes));
+    }
+    check.take(*len);
+  }
+  Reader in(snap);
+  for (const Entry& e : entries_) {
+    const std::uint64_t len = *in.get<std::uint64_t>();
+    const std::span<const std::byte> data = *in.take(len);
+    if (e.kind == kObject) {
+      if (absl::Status st = e.object->load(data); !st.ok()) {
+        return absl::Status(st.code(), absl::StrCat("State: loading '", e.name, "': ", st.message()));
+      }
+    } else if (len != 0) {
+      std::memcpy(e.ptr, data.data(), len);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status State::restore() {
+  if (!has_commit()) return absl::FailedPreconditionError("State::restore: nothing committed yet");
+  return apply_snapshot(snapshot_);
+}
+
+absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions opts) {
+  // Header: [root has a commit, layout hash, snapshot size, commit count]; then the snapshot.
+  std::uint64_t header[4] = {has_commit() ? 1u : 0u, fnv1a(layout_bytes()), snapshot_.size(), commits_};
+  const std::uint64_t my_layout = header[1];
+  if (absl::Status st = comm.broadcast(header, sizeof(header), root, opts); !st.ok()) return st;
+  if (header[0] == 0) {
+    return absl::FailedPreconditionError(absl::StrCat("State::sync: root ", root, " has no commit"));
+  }
+  const bool is_root = comm.rank() == root;
+  std::vector<std::byte> incoming;
+  if (!is_root) incoming.resize(header[2]);
+  std::byte* buf = is_root ? snapshot_.data() : incoming.data();
+  if (absl::Status st = comm.broadcast(buf, header[2], root, opts); !st.ok()) return st;
+  if (header[1] != my_layout) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("State::sync: rank ", comm.rank(), " registered a different set of buffers than root ", root));
+  }
+  if (!is_root) {
+    if (absl::Status st = apply_snapshot(incoming); !st.ok()) return st;
+    snapshot_ = std::move(incoming);
+    commits_ = header[3];
+    return absl::OkStatus();
+  }
+  return restore();
+}
+
+}  // namespace elastic::rt

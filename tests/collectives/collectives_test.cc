@@ -1,0 +1,241 @@
+// Collectives over real MPI ranks (run by ctest under mpirun with 1..8 ranks): allreduce for every
+// dtype and op against an exact oracle, sizes 0, 1, primes (and 64 MiB in the *Large* test),
+// fusion bit-equal to unfused, broadcast from every root, barrier, timeouts that break the
+// communicator, and (FaultTest, under `mpirun --with-ft ulfm`) a killed rank.
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "elastic/collectives/factory.h"
+#include "elastic/collectives/fusion.h"
+#include "elastic/collectives/half.h"
+#include "mpi_gtest_main.h"
+
+namespace elastic::coll {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::unique_ptr<Communicator> make_comm(MPI_Comm base = MPI_COMM_WORLD) {
+  auto c = create_communicator(base, Backend::kMpi, CreateOptions{std::chrono::seconds(60)});
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? std::move(*c) : nullptr;
+}
+
+// Small integers: every partial sum over <= 8 ranks is exact in every dtype, so the oracle for
+// kSum is exact equality.
+double value(int rank, std::size_t i) { return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11); }
+
+std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
+  std::vector<std::byte> out(v.size() * dtype_size(t));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    switch (t) {
+      case DataType::kFloat32: { const float f = static_cast<float>(v[i]); std::memcpy(&out[i * 4], &f, 4); break; }
+      case DataType::kFloat64: std::memcpy(&out[i * 8], &v[i], 8); break;
+      case DataType::kBFloat16: { const std::uint16_t h = float_to_bf16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+      case DataType::kFloat16: { const std::uint16_t h = float_to_fp16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+    }
+  }
+  return out;
+}
+
+double decode(const std::vector<std::byte>& b, DataType t, std::size_t i) {
+  switch (t) {
+    case DataType::kFloat32: { float f; std::memcpy(&f, &b[i * 4], 4); return f; }
+    case DataType::kFloat64: { double d; std::memcpy(&d, &b[i * 8], 8); return d; }
+    case DataType::kBFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return bf16_to_float(h); }
+    case DataType::kFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return fp16_to_float(h); }
+  }
+  return NAN;
+}
+
+double rel_eps(DataType t) {
+  switch (t) {
+    case DataType::kFloat32: return 1e-6;
+    case DataType::kFloat64: return 1e-14;
+    case DataType::kBFloat16: return 1.0 / 128;
+    case DataType::kFloat16: return 1.0 / 1024;
+  }
+  return 0;
+}
+
+void check_allreduce(Communicator& comm, DataType t, ReduceOp op, std::size_t n) {
+  std::vector<double> mine(n);
+  for (std::size_t i = 0; i < n; ++i) mine[i] = value(comm.rank(), i);
+  std::vector<std::byte> buf = encode(mine, t);
+  ASSERT_TRUE(comm.allreduce(Tensor{buf.data(), n, t}, op).ok());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int r = 0; r < comm.size(); ++r) sum += value(r, i);
+    const double got = decode(buf, t, i);
+    if (op == ReduceOp::kSum) {
+      if (got != sum) ++bad;
+    } else {
+      const double want = sum / comm.size();
+      if (std::abs(got - want) > rel_eps(t) * std::abs(want)) ++bad;
+    }
+    if (bad == 1 && (op == ReduceOp::kSum ? got != sum : true)) {
+      ADD_FAILURE() << dtype_name(t) << " n=" << n << " i=" << i << " got " << got << " sum " << sum;
+      return;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+class AllreduceTest : public ::testing::TestWithParam<std::tuple<DataType, ReduceOp>> {};
+
+TEST_P(AllreduceTest, SizesZeroOnePrimes) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  const auto [t, op] = GetParam();
+  for (std::size_t n : {0ul, 1ul, 2ul, 3ul, 7ul, 13ul, 127ul, 1021ul, 65537ul, 1000003ul}) {
+    SCOPED_TRACE(n);
+    check_allreduce(*comm, t, op, n);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllTypes, AllreduceTest,
+    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16),
+                       ::testing::Values(ReduceOp::kSum, ReduceOp::kAverage)),
+    [](const ::testing::TestParamInfo<AllreduceTest::ParamType>& p) {
+      return std::string(dtype_name(std::get<0>(p.param))) +
+             (std::get<1>(p.param) == ReduceOp::kSum ? "_sum" : "_average");
+    });
+
+TEST(AllreduceLarge, SixtyFourMiBEveryDtype) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  for (DataType t : {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    const std::size_t n = (std::size_t{64} << 20) / dtype_size(t);
+    check_allreduce(*comm, t, ReduceOp::kSum, n);
+    check_allreduce(*comm, t, ReduceOp::kAverage, n);
+  }
+}
+
+TEST(Fusion, EqualsUnfusedBitwise) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  std::mt19937_64 rng(1234 + static_cast<unsigned>(comm->rank()));
+  std::uniform_real_distribution<double> dist(-3, 3);
+  const DataType types[] = {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16};
+  const std::size_t sizes[] = {0, 1, 3, 17, 101, 257, 1031, 4099};
+  std::vector<std::vector<std::byte>> a, b;
+  std::vector<Tensor> ta, tb;
+  for (int k = 0; k < 40; ++k) {
+    const DataType t = types[k % 4];
+    const std::size_t n = sizes[(k * 5) % 8];
+    std::vector<double> v(n);
+    for (double& x : v) x = dist(rng);
+    a.push_back(encode(v, t));
+    b.push_back(a.back());
+  }
+  for (int k = 0; k < 40; ++k) {
+    const DataType t = types[k % 4];
+    const std::size_t n = sizes[(k * 5) % 8];
+    ta.push_back(Tensor{a[static_cast<std::size_t>(k)].data(), n, t});
+    tb.push_back(Tensor{b[static_cast<std::size_t>(k)].data(), n, t});
+  }
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAverage}) {
+    for (const Tensor& t : ta) ASSERT_TRUE(comm->allreduce(t, op).ok());
+    // A threshold smaller than the largest tensors exercises both the packed and the alone path.
+    FusionOptions fo;
+    fo.threshold_bytes = 6000;
+    ASSERT_TRUE(allreduce_fused(*comm, tb, op, fo).ok());
+    for (std::size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k], b[k]) << "tensor " << k;
+  }
+}
+
+TEST(Broadcast, FromEveryRootBitExact) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  for (int root = 0; root < comm->size(); ++root) {
+    for (std::size_t n : {0ul, 1ul, 13ul, 100003ul}) {
+      std::vector<unsigned char> buf(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        buf[i] = static_cast<unsigned char>(comm->rank() == root ? (i * 31 + static_cast<std::size_t>(root)) : 0xAA);
+      }
+      ASSERT_TRUE(comm->broadcast(buf.data(), n, root).ok());
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(buf[i], static_cast<unsigned char>(i * 31 + static_cast<std::size_t>(root)));
+      }
+    }
+  }
+  std::byte x{};
+  EXPECT_TRUE(absl::IsInvalidArgument(comm->broadcast(&x, 1, comm->size())));
+  EXPECT_TRUE(comm->barrier().ok());
+}
+
+TEST(Timeout, MissingPeerGivesDeadlineExceededThenSticky) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  if (comm->size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  float x = 1;
+  if (comm->rank() != 0) {
+    const absl::Status st = comm->allreduce(Tensor{&x, 1, DataType::kFloat32}, ReduceOp::kSum, CallOptions{milliseconds(300)});
+    EXPECT_TRUE(absl::IsDeadlineExceeded(st) || absl::IsAborted(st)) << st;
+  } else {
+    std::this_thread::sleep_for(milliseconds(1500));  // rank 0 arrives after the others gave up
+    const absl::Status st = comm->allreduce(Tensor{&x, 1, DataType::kFloat32}, ReduceOp::kSum, CallOptions{milliseconds(5000)});
+    EXPECT_TRUE(absl::IsAborted(st)) << "the late rank must see the revoke, got " << st;
+  }
+  // Sticky: every later call fails at once on every rank.
+  EXPECT_TRUE(absl::IsAborted(comm->barrier(CallOptions{milliseconds(5000)})));
+  EXPECT_TRUE(absl::IsAborted(comm->health()));
+  // The base communicator is untouched: a new membership works.
+  auto fresh = make_comm();
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_TRUE(fresh->barrier().ok());
+}
+
+TEST(Factory, HostMemoryPicksMpi) {
+  std::vector<float> v(4);
+  EXPECT_EQ(memory_kind(v.data()), MemoryKind::kHost);
+  EXPECT_TRUE(backend_available(Backend::kMpi));
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->backend_name(), "mpi");
+  EXPECT_EQ(comm->memory(), MemoryKind::kHost);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(comm->size(), size);
+}
+
+// Run only under `mpirun --with-ft ulfm` (ctest entry collectives_fault): the last rank SIGKILLs
+// itself; the survivors' allreduce must return Aborted (not hang), and the error must be sticky.
+TEST(FaultTest, KilledRankGivesAbortedOnSurvivors) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  ASSERT_GE(comm->size(), 2);
+  ASSERT_TRUE(comm->barrier().ok());
+  if (comm->rank() == comm->size() - 1) raise(SIGKILL);
+  std::vector<float> v(1024, 1.0f);
+  const auto t0 = std::chrono::steady_clock::now();
+  const absl::Status st = comm->allreduce(Tensor{v.data(), v.size(), DataType::kFloat32}, ReduceOp::kSum,
+                                          CallOptions{std::chrono::seconds(30)});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(absl::IsAborted(st) || absl::IsDeadlineExceeded(st)) << st;
+  EXPECT_TRUE(absl::IsAborted(comm->allreduce(Tensor{v.data(), 1, DataType::kFloat32}, ReduceOp::kSum)));
+  if (comm->rank() == 0) {
+    std::printf("survivor rank 0: allreduce returned after %.3f s: %s\n", secs, st.ToString().c_str());
+    if (!::testing::Test::HasFailure()) std::printf("FAULT TEST PASSED\n");
+  }
+  std::fflush(stdout);
+  _exit(::testing::Test::HasFailure() ? 1 : 0);  // MPI_Finalize after a failure may hang (DESIGN.md)
+}
+
+}  // namespace
+}  // namespace elastic::coll
+
+int main(int argc, char** argv) { return run_mpi_gtest(argc, argv); }

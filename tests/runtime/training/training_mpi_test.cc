@@ -1,0 +1,204 @@
+// State and Sampler over real MPI ranks: a rank that joins after 100 steps holds bit-identical
+// parameters after State::sync, and (ElasticFault, under `mpirun --with-ft ulfm`) a job that
+// grows, loses a rank to SIGKILL and shrinks processes every sample of the epoch exactly once in
+// its committed state. Memberships are built with plain MPI (split / ULFM shrink), as the run
+// loop in runtime/worker does.
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../../collectives/mpi_gtest_main.h"
+#include "elastic/collectives/factory.h"
+#include "elastic/training/sampler.h"
+#include "elastic/training/state.h"
+
+namespace elastic::rt {
+namespace {
+
+using coll::DataType;
+using coll::ReduceOp;
+using coll::Tensor;
+
+std::unique_ptr<coll::Communicator> comm_of(MPI_Comm c) {
+  auto r = coll::create_communicator(c, coll::Backend::kMpi);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? std::move(*r) : nullptr;
+}
+
+TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
+  int wrank = 0, wsize = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  if (wsize < 2) GTEST_SKIP() << "needs 2 ranks";
+  const bool joiner = wrank == wsize - 1;
+
+  // Every rank starts from different garbage: only sync can make them equal.
+  std::vector<float> w(10007);
+  std::vector<double> momentum(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(wrank * 1000 + static_cast<int>(i % 97));
+  std::int64_t step = 0;
+  Sampler sampler(5000, 16, 11, 0, 1);
+  State state;
+  ASSERT_TRUE(state.add_buffer("w", std::span<float>(w)).ok());
+  ASSERT_TRUE(state.add_buffer("momentum", std::span<double>(momentum)).ok());
+  ASSERT_TRUE(state.add_scalar("step", &step).ok());
+  ASSERT_TRUE(state.add_object("sampler", &sampler).ok());
+  const std::vector<float> initial = w;
+
+  MPI_Comm job = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, joiner ? 1 : 0, wrank, &job);
+  if (!joiner) {
+    auto comm = comm_of(job);
+    ASSERT_NE(comm, nullptr);
+    sampler.repartition(comm->rank(), comm->size());
+    ASSERT_TRUE(state.commit().ok());
+    ASSERT_TRUE(state.sync(*comm, 0).ok());  // the job's initial agreement
+    std::vector<float> grad(w.size());
+    for (; step < 100;) {
+      const auto ids = sampler.batch();
+      for (std::size_t i = 0; i < grad.size(); ++i) {
+        grad[i] = std::sin(0.37f * static_cast<float>(step) + 0.01f * static_cast<float>(i) + static_cast<float>(comm->rank())) +
+                  static_cast<float>(ids.empty() ? 0 : ids[0] % 5);
+      }
+      ASSERT_TRUE(comm->allreduce(Tensor{grad.data(), grad.size(), DataType::kFloat32}, ReduceOp::kAverage).ok());
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        momentum[i] = 0.9 * momentum[i] + grad[i];
+        w[i] -= static_cast<float>(0.01 * momentum[i]);
+      }
+      sampler.advance();
+      ++step;
+      ASSERT_TRUE(state.commit().ok());
+    }
+  }
+  MPI_Comm_free(&job);
+
+  // The joiner arrives: one new membership over everyone; the run loop syncs before any step.
+  auto comm = comm_of(MPI_COMM_WORLD);
+  ASSERT_NE(comm, nullptr);
+  if (joiner) {
+    ASSERT_FALSE(state.has_commit());
+  }
+  ASSERT_TRUE(state.sync(*comm, 0).ok());
+  sampler.repartition(comm->rank(), comm->size());
+
+  std::vector<float> ref = w;
+  std::vector<double> ref_m = momentum;
+  MPI_Bcast(ref.data(), static_cast<int>(ref.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(ref_m.data(), static_cast<int>(ref_m.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(std::memcmp(ref.data(), w.data(), w.size() * sizeof(float)), 0) << "parameters differ bitwise";
+  EXPECT_EQ(std::memcmp(ref_m.data(), momentum.data(), momentum.size() * sizeof(double)), 0);
+  EXPECT_EQ(step, 100);
+  EXPECT_EQ(sampler.world_size(), wsize);
+  if (joiner) {
+    EXPECT_NE(w, initial);
+  }
+  EXPECT_EQ(state.commits(), 101u);  // the root's commit count travels too
+}
+
+// The job: counts[i] (in the State, hence rolled back with it) = how often sample i was processed.
+TEST(ElasticFault, GrowKillShrinkExactlyOnce) {
+  int wrank = 0, wsize = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  ASSERT_EQ(wsize, 4) << "run with 4 ranks";
+  constexpr std::uint64_t kN = 701;
+  std::vector<double> counts(kN, 0.0);
+  std::int64_t step = 0;
+  Sampler sampler(kN, 6, 99, 0, 1);
+  State state;
+  ASSERT_TRUE(state.add_buffer("counts", std::span<double>(counts)).ok());
+  ASSERT_TRUE(state.add_scalar("step", &step).ok());
+  ASSERT_TRUE(state.add_object("sampler", &sampler).ok());
+
+  // Start with 3 ranks; world rank 3 is an idle node that joins at step 5 (grow).
+  MPI_Comm job = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, wrank == 3 ? MPI_UNDEFINED : 0, wrank, &job);
+  std::unique_ptr<coll::Communicator> comm;
+  auto new_membership = [&](MPI_Comm c) {
+    comm = comm_of(c);
+    ASSERT_NE(comm, nullptr);
+    ASSERT_TRUE(state.sync(*comm, 0).ok());
+    sampler.repartition(comm->rank(), comm->size());
+  };
+  if (wrank != 3) {
+    MPI_Comm_set_errhandler(job, MPI_ERRORS_RETURN);
+    ASSERT_TRUE(state.commit().ok());
+    new_membership(job);
+  }
+  bool grown = false;
+  bool shrunk = false;
+  for (;;) {
+    if (sampler.epoch() > 0) break;
+    if (!grown && (wrank == 3 || step == 5)) {  // rank 3 waits here from the start
+      grown = true;
+      MPI_Comm merged = MPI_COMM_NULL;
+      MPI_Comm_split(MPI_COMM_WORLD, 0, wrank, &merged);
+      MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+      if (job != MPI_COMM_NULL) MPI_Comm_free(&job);
+      job = merged;
+      new_membership(job);
+      continue;
+    }
+    if (step == 9 && wrank == 1) raise(SIGKILL);  // a node vanishes mid-step, after commit 9
+    if (step == 14 && !shrunk && comm->size() == 3) {
+      // Shrink on notice at a step boundary: the highest rank leaves.
+      shrunk = true;
+      const bool leaving = comm->rank() == comm->size() - 1;
+      MPI_Comm rest = MPI_COMM_NULL;
+      MPI_Comm_split(job, leaving ? MPI_UNDEFINED : 0, comm->rank(), &rest);
+      if (leaving) {
+        std::fflush(stdout);
+        _exit(0);
+      }
+      MPI_Comm_set_errhandler(rest, MPI_ERRORS_RETURN);
+      job = rest;
+      new_membership(job);
+      continue;
+    }
+    std::vector<double> local(kN, 0.0);
+    for (std::uint64_t id : sampler.batch()) local[id] += 1.0;
+    absl::Status st = comm->allreduce(Tensor{local.data(), kN, DataType::kFloat64}, ReduceOp::kSum,
+                                      coll::CallOptions{std::chrono::seconds(20)});
+    if (!st.ok()) {
+      // Failure: revoke, shrink (ULFM), roll back to the last commit, re-sync, re-shard.
+      ASSERT_TRUE(absl::IsAborted(st) || absl::IsDeadlineExceeded(st)) << st;
+      MPIX_Comm_revoke(job);
+      MPI_Comm survivors = MPI_COMM_NULL;
+      ASSERT_EQ(MPIX_Comm_shrink(job, &survivors), MPI_SUCCESS);
+      MPI_Comm_set_errhandler(survivors, MPI_ERRORS_RETURN);
+      job = survivors;
+      ASSERT_TRUE(state.restore().ok());
+      new_membership(job);
+      continue;
+    }
+    for (std::uint64_t i = 0; i < kN; ++i) counts[i] += local[i];
+    sampler.advance();
+    ++step;
+    ASSERT_TRUE(state.commit().ok());
+  }
+  std::uint64_t wrong = 0;
+  for (double c : counts) wrong += c == 1.0 ? 0 : 1;
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_TRUE(shrunk);
+  EXPECT_EQ(comm->size(), 2);
+  if (comm->rank() == 0) {
+    std::printf("final membership %d ranks after %lld steps; samples not processed exactly once: %llu of %llu\n",
+                comm->size(), static_cast<long long>(step), static_cast<unsigned long long>(wrong),
+                static_cast<unsigned long long>(kN));
+    if (!::testing::Test::HasFailure()) std::printf("EXACTLY ONCE PASSED\n");
+  }
+  std::fflush(stdout);
+  _exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+}  // namespace
+}  // namespace elastic::rt
+
+int main(int argc, char** argv) { return run_mpi_gtest(argc, argv); }
