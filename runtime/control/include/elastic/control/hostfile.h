@@ -96,6 +96,7 @@ class HostfileWatcher {
   // Fingerprint of the last version looked at (accepted or rejected), so one bad version is
   // reported once, not on every poll.
   bool seen_exists_ = false;
+  bool absence_reported_ = false;
   std::int64_t seen_mtime_ns_ = 0;
   std::uintmax_t seen_size_ = 0;
   std::uint64_t seen_hash_ = 0;

@@ -1,0 +1,113 @@
+#include "elastic/control/feed.h"
+
+#include <charconv>
+#include <map>
+#include <set>
+
+
+#include "text.h"
+
+namespace elastic::rt {
+namespace {
+
+std::optional<int> to_int(std::string_view s) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+absl::Status bad(std::string_view source, int line, std::string_view what, std::string_view token) {
+  return absl::InvalidArgumentError(cat(source, ":", line, ": ", what, " '", token, "'"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_sinfo(std::string_view text, int slots,
+                                                             std::string_view source) {
+  std::vector<HostEntry> out;
+  std::set<std::string, std::less<>> seen;
+  int line_no = 0;
+  for (std::string_view line : split(text, "\n")) {
+    ++line_no;
+    std::vector<std::string_view> f = split(line, " \t\r", true);
+    if (f.empty()) continue;
+    if (f.size() != 3) {
+      return bad(source, line_no, cat("expected '", kSinfoFormat, "' (3 fields), got"), line);
+    }
+    const std::optional<int> cpus = to_int(f[2]);
+    if (!cpus || *cpus < 1) return bad(source, line_no, "CPU count must be a positive integer:", f[2]);
+    // One line per (node, partition): a node idle in one partition is idle in all of them.
+    if (f[1] != "idle" || seen.contains(f[0])) continue;
+    HostEntry h{std::string(f[0]), slots > 0 ? slots : *cpus, std::nullopt};
+    seen.insert(h.name);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view text, int slots,
+                                                                std::string_view source) {
+  std::vector<HostEntry> out;
+  std::string node;
+  int node_line = 0;
+  std::map<std::string, std::string, std::less<>> attrs;
+  std::set<std::string, std::less<>> seen;
+  const auto flush = [&]() -> absl::Status {
+    if (node.empty()) return absl::OkStatus();
+    const auto get = [&](std::string_view k) -> std::string_view {
+      auto it = attrs.find(k);
+      return it == attrs.end() ? std::string_view() : std::string_view(it->second);
+    };
+    bool idle = get("state") == "free" && get("jobs").empty();
+    if (std::string_view assigned = get("resources_assigned.ncpus"); !assigned.empty()) {
+      idle = idle && assigned == "0";
+    }
+    int cpus = 0;
+    for (std::string_view key : {"resources_available.ncpus", "pcpus", "np"}) {
+      std::string_view v = get(key);
+      if (v.empty()) continue;
+      std::optional<int> n = to_int(v);
+      if (!n || *n < 1) return bad(source, node_line, cat(key, " must be a positive integer for node"), node);
+      cpus = *n;
+      break;
+    }
+    if (idle && !seen.contains(node)) {
+      if (slots <= 0 && cpus == 0) {
+        return bad(source, node_line, "no CPU count (resources_available.ncpus, pcpus or np) for node", node);
+      }
+      seen.insert(node);
+      out.push_back({node, slots > 0 ? slots : cpus, std::nullopt});
+    }
+    node.clear();
+    attrs.clear();
+    return absl::OkStatus();
+  };
+  int line_no = 0;
+  for (std::string_view raw : split(text, "\n")) {
+    ++line_no;
+    const std::string_view line = trim_right(raw);
+    if (line.empty()) {
+      if (absl::Status s = flush(); !s.ok()) return s;
+      continue;
+    }
+    if (!is_space(line.front())) {
+      // A new node block (blocks are normally separated by blank lines; be lenient).
+      if (absl::Status s = flush(); !s.ok()) return s;
+      node = std::string(line);
+      node_line = line_no;
+      if (node.find_first_of(" \t=") != std::string::npos) return bad(source, line_no, "expected a node name, got", line);
+      continue;
+    }
+    if (node.empty()) return bad(source, line_no, "attribute outside a node block:", line);
+    const std::string_view kv = trim_left(line);
+    const auto eq = kv.find('=');
+    if (eq == std::string_view::npos) return bad(source, line_no, "expected 'key = value', got", kv);
+    attrs[std::string(trim(kv.substr(0, eq)))] =
+        std::string(trim(kv.substr(eq + 1)));
+  }
+  if (absl::Status s = flush(); !s.ok()) return s;
+  return out;
+}
+
+}  // namespace elastic::rt

@@ -1,0 +1,160 @@
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "elastic/control/atomic_file.h"
+#include "elastic/control/hostfile.h"
+
+#include "text.h"
+
+namespace elastic::rt {
+namespace {
+
+// FNV-1a: cheap, and only has to tell two versions of a small text file apart.
+std::uint64_t fnv1a(std::string_view data) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : data) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+HostfileWatcher::HostfileWatcher(std::filesystem::path path, HostfileWatcherOptions options)
+    : path_(std::move(path)), options_(options) {}
+
+HostfileWatcher::~HostfileWatcher() {
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+}
+
+absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
+    const std::filesystem::path& path, HostfileWatcherOptions options) {
+  std::unique_ptr<HostfileWatcher> w(new HostfileWatcher(std::filesystem::absolute(path), options));
+  const std::filesystem::path dir = w->path_.parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return absl::NotFoundError(
+        cat("hostfile directory ", dir.string(), " does not exist"));
+  }
+  // Initial version: must be good (or absent when allowed) — a daemon should not start on a typo.
+  std::optional<HostfileUpdate> first = w->check_now();
+  if (first && !first->status.ok()) {
+    if (!(options.allow_missing && absl::IsNotFound(first->status))) return first->status;
+  }
+  if (!options.force_polling) {
+    const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd >= 0) {
+      if (::inotify_add_watch(fd, dir.c_str(),
+                              IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM) >= 0) {
+        w->inotify_fd_ = fd;
+      } else {
+        ::close(fd);  // e.g. out of watches: fall back to polling
+      }
+    }
+  }
+  w->next_poll_ = std::chrono::steady_clock::now() + options.poll_interval;
+  return w;
+}
+
+std::optional<HostfileUpdate> HostfileWatcher::check_now() {
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    if (absence_reported_) return std::nullopt;
+    const bool was_seen = seen_exists_;
+    seen_exists_ = false;
+    absence_reported_ = true;
+    HostfileUpdate u;
+    u.hosts = hosts_;
+    u.status = absl::NotFoundError(
+        cat(path_.string(), ": hostfile ", was_seen ? "disappeared" : "does not exist",
+                     was_seen ? "; keeping the last good version" : ""));
+    return u;
+  }
+  const std::int64_t mtime_ns =
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  const auto size = static_cast<std::uintmax_t>(st.st_size);
+  // The content hash decides, not the stat: an in-place rewrite of the same size within one
+  // timestamp tick would fool mtime+size, and hostfiles are small enough to hash every poll.
+  absl::StatusOr<std::string> text = read_file(path_);
+  if (!text.ok()) return std::nullopt;  // vanished between stat and read: next event or poll
+  absence_reported_ = false;
+  const std::uint64_t hash = fnv1a(*text);
+  const bool same_content = seen_exists_ && hash == seen_hash_;
+  seen_exists_ = true;
+  seen_mtime_ns_ = mtime_ns;
+  seen_size_ = size;
+  seen_hash_ = hash;
+  if (same_content) return std::nullopt;
+  absl::StatusOr<std::vector<HostEntry>> parsed = parse_hostfile(*text, path_.string());
+  if (!parsed.ok()) {
+    HostfileUpdate u;
+    u.hosts = hosts_;
+    u.status = absl::InvalidArgumentError(
+        cat(parsed.status().message(), " (rejected; keeping the last good version)"));
+    return u;
+  }
+  HostfileUpdate u = diff_hosts(hosts_, *parsed);
+  hosts_ = std::move(*parsed);
+  return u;
+}
+
+bool HostfileWatcher::drain_inotify(int timeout_ms) {
+  pollfd pfd{inotify_fd_, POLLIN, 0};
+  int rc = ::poll(&pfd, 1, timeout_ms);
+  if (rc <= 0) return false;
+  bool ours = false;
+  const std::string name = path_.filename().string();
+  alignas(inotify_event) char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(inotify_fd_, buf, sizeof(buf));
+    if (n <= 0) break;  // EAGAIN: drained
+    for (ssize_t off = 0; off < n;) {
+      inotify_event ev{};
+      std::memcpy(&ev, buf + off, sizeof(ev));
+      if (ev.len > 0) {
+        const char* ev_name = buf + off + static_cast<ssize_t>(sizeof(inotify_event));
+        if (name == ev_name) ours = true;
+      }
+      if (ev.mask & IN_Q_OVERFLOW) ours = true;  // lost events: just look
+      off += static_cast<ssize_t>(sizeof(inotify_event) + ev.len);
+    }
+  }
+  return ours;
+}
+
+std::optional<HostfileUpdate> HostfileWatcher::wait(std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    const auto now = Clock::now();
+    if (now >= next_poll_) {
+      next_poll_ = now + options_.poll_interval;
+      if (auto u = check_now()) return u;
+    }
+    const auto until = std::min(deadline, next_poll_);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    // Round up so we never spin on a sub-millisecond remainder.
+    const int wait_ms = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
+    if (inotify_fd_ >= 0) {
+      if (drain_inotify(Clock::now() >= deadline ? 0 : wait_ms)) {
+        if (auto u = check_now()) return u;
+      }
+    } else if (Clock::now() < deadline) {
+      ::poll(nullptr, 0, wait_ms);
+    }
+    if (Clock::now() >= deadline) {
+      // One last look in polling mode so wait(0) is a real check.
+      if (inotify_fd_ < 0 && timeout.count() == 0) return check_now();
+      return std::nullopt;
+    }
+  }
+}
+
+}  // namespace elastic::rt

@@ -1,0 +1,225 @@
+#include "elastic/control/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "elastic/control/atomic_file.h"
+#include "elastic/control/event_log.h"
+
+#include "text.h"
+
+namespace elastic::rt {
+
+std::string_view to_string(JobState state) {
+  switch (state) {
+    case JobState::kQueued: return "queued";
+    case JobState::kRunning: return "running";
+    case JobState::kToRestart: return "to_restart";
+    case JobState::kFinished: return "finished";
+    case JobState::kFailed: return "failed";
+    case JobState::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+bool is_terminal(JobState state) {
+  return state == JobState::kFinished || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
+absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord>& jobs,
+                                  std::vector<std::string>* warnings) {
+  if (!r.is_object() || !r.contains("event") || !r["event"].is_string() || !r.contains("job") ||
+      !r["job"].is_string()) {
+    return absl::InvalidArgumentError("record needs string fields 'event' and 'job'");
+  }
+  const std::string event = r["event"].get<std::string>();
+  const std::string id = r["job"].get<std::string>();
+  const double t = r.value("t", 0.0);
+  try {
+    if (event == "submitted") {
+      absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
+      if (!spec.ok()) return spec.status();
+      if (std::any_of(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; })) {
+        if (warnings) warnings->push_back(cat("job ", id, " submitted twice; kept the first"));
+        return absl::OkStatus();
+      }
+      JobRecord rec;
+      rec.spec = *std::move(spec);
+      rec.spec.id = id;
+      rec.submitted_at = t;
+      jobs.push_back(std::move(rec));
+      return absl::OkStatus();
+    }
+    auto it = std::find_if(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; });
+    if (it == jobs.end()) {
+      if (warnings) warnings->push_back(cat("'", event, "' for unknown job ", id, " ignored"));
+      return absl::OkStatus();
+    }
+    JobRecord& job = *it;
+    if (event == "started") {
+      job.state = JobState::kRunning;
+      job.started_at = t;
+      job.nodes = r.value("nodes", std::vector<std::string>{});
+      job.ranks = r.value("ranks", 0);
+      ++job.starts;
+    } else if (event == "rescaled") {
+      job.nodes = r.value("nodes", std::vector<std::string>{});
+      job.ranks = r.value("ranks", 0);
+      ++job.rescales;
+    } else if (event == "checkpoint") {
+      job.checkpoint = r.value("path", std::string());
+      job.samples_done = r.value("samples_done", std::int64_t{0});
+    } else if (event == "finished") {
+      job.state = JobState::kFinished;
+      job.ended_at = t;
+      job.samples_done = r.value("samples_done", job.samples_done);
+      job.nodes.clear();
+    } else if (event == "failed" || event == "cancelled") {
+      job.state = event == "failed" ? JobState::kFailed : JobState::kCancelled;
+      job.ended_at = t;
+      job.reason = r.value("reason", std::string());
+      job.nodes.clear();
+    } else {
+      if (warnings) warnings->push_back(cat("unknown event '", event, "' ignored"));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(cat("'", event, "' record: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) {
+  JournalReplay out;
+  absl::StatusOr<std::string> text = read_file(path);
+  if (absl::IsNotFound(text.status())) return out;
+  if (!text.ok()) return text.status();
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < text->size()) {
+    ++line_no;
+    const std::size_t nl = text->find('\n', pos);
+    const bool last = nl == std::string::npos || nl + 1 == text->size();
+    const std::string_view line(text->data() + pos, (nl == std::string::npos ? text->size() : nl) - pos);
+    // A line without its newline was never completely written (we fsync after the '\n').
+    const bool complete = nl != std::string::npos;
+    absl::Status applied;
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!complete || record.is_discarded()) {
+      applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
+    } else {
+      applied = apply_journal_record(record, out.jobs, &out.warnings);
+    }
+    if (!applied.ok()) {
+      if (last) {
+        out.torn_tail = true;
+        out.warnings.push_back(cat(path.string(), ":", line_no,
+                                            ": torn last record dropped (", applied.message(), ")"));
+        break;
+      }
+      return absl::DataLossError(cat(path.string(), ":", line_no, ": bad journal record (",
+                                              applied.message(), "); refusing to guess"));
+    }
+    ++out.records;
+    pos = nl + 1;
+    out.valid_bytes = pos;
+  }
+  // Jobs that were running when the previous daemon died must run again.
+  for (JobRecord& j : out.jobs) {
+    if (j.state == JobState::kRunning) j.state = JobState::kToRestart;
+  }
+  return out;
+}
+
+// --- Journal ----------------------------------------------------------------------------------
+
+absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, JournalReplay* replay) {
+  absl::StatusOr<JournalReplay> r = replay_journal(path);
+  if (!r.ok()) return r.status();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::InternalError(cat("cannot open journal ", path.string(), ": ", std::strerror(errno)));
+  }
+  // Cut a torn tail so the next record starts on a line of its own.
+  if (::ftruncate(fd, static_cast<off_t>(r->valid_bytes)) != 0 || ::fsync(fd) != 0 ||
+      ::lseek(fd, 0, SEEK_END) < 0) {
+    const int err = errno;
+    ::close(fd);
+    return absl::InternalError(cat("cannot repair journal ", path.string(), ": ", std::strerror(err)));
+  }
+  if (replay != nullptr) *replay = *std::move(r);
+  return Journal(path, fd);
+}
+
+Journal::Journal(Journal&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+
+Journal& Journal::operator=(Journal&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status Journal::append(std::string_view event, std::string_view job,
+                             const nlohmann::json& details) {
+  if (fd_ < 0) return absl::FailedPreconditionError("journal is closed");
+  if (!details.is_null() && !details.is_object()) {
+    return absl::InvalidArgumentError("journal details must be a JSON object");
+  }
+  nlohmann::json r = {{"t", unix_now()}, {"event", event}, {"job", job}};
+  if (details.is_object()) {
+    for (auto it = details.begin(); it != details.end(); ++it) r[it.key()] = it.value();
+  }
+  // One write() for the whole line keeps records whole even if another writer slipped in.
+  const std::string line = r.dump() + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::InternalError(cat("journal ", path_.string(), ": write: ", std::strerror(errno)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fdatasync(fd_) != 0) {
+    return absl::InternalError(cat("journal ", path_.string(), ": fdatasync: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Journal::submitted(const JobSpec& spec) {
+  return append("submitted", spec.id, {{"spec", job_spec_to_json(spec)}});
+}
+absl::Status Journal::started(std::string_view job, const std::vector<std::string>& nodes, int ranks) {
+  return append("started", job, {{"nodes", nodes}, {"ranks", ranks}});
+}
+absl::Status Journal::rescaled(std::string_view job, const std::vector<std::string>& nodes,
+                               int ranks, std::string_view reason) {
+  return append("rescaled", job, {{"nodes", nodes}, {"ranks", ranks}, {"reason", reason}});
+}
+absl::Status Journal::checkpoint(std::string_view job, std::string_view path,
+                                 std::int64_t samples_done) {
+  return append("checkpoint", job, {{"path", path}, {"samples_done", samples_done}});
+}
+absl::Status Journal::finished(std::string_view job, std::int64_t samples_done) {
+  return append("finished", job, {{"samples_done", samples_done}});
+}
+absl::Status Journal::failed(std::string_view job, std::string_view reason) {
+  return append("failed", job, {{"reason", reason}});
+}
+absl::Status Journal::cancelled(std::string_view job, std::string_view reason) {
+  return append("cancelled", job, {{"reason", reason}});
+}
+
+}  // namespace elastic::rt

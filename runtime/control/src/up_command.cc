@@ -1,0 +1,56 @@
+#include "elastic/control/up_command.h"
+
+
+#include "text.h"
+
+namespace elastic::rt {
+
+std::vector<std::string> compose_up_command(const UpOptions& o) {
+  std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1"};
+  if (!o.launch_agent.empty()) {
+    argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
+  }
+  argv.insert(argv.end(), {"--hostfile", o.hostfile.string()});
+  argv.insert(argv.end(), o.mpirun_args.begin(), o.mpirun_args.end());
+  argv.insert(argv.end(), {o.elasticd.string(), "--hostfile", o.hostfile.string(), "--state-dir",
+                           o.state_dir.string()});
+  argv.insert(argv.end(), o.elasticd_args.begin(), o.elasticd_args.end());
+  return argv;
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                         "0123456789_-./=:,+@%") == std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+std::vector<HostEntry> fake_nodes(int n, int slots) {
+  std::vector<HostEntry> out;
+  const int width = std::max<int>(2, static_cast<int>(cat(n).size()));
+  for (int i = 1; i <= n; ++i) {
+    std::string num = cat(i);
+    num.insert(0, static_cast<std::size_t>(width) - num.size(), '0');
+    out.push_back({cat("node", num), slots, std::nullopt});
+  }
+  return out;
+}
+
+}  // namespace elastic::rt

@@ -1,0 +1,401 @@
+// `elastic`: the user's CLI for the resident runtime. It talks to elasticd only through the state
+// dir (state_dir.h): submit/cancel drop files in queue/, status/nodes read status.json (and the
+// journal and queue when no daemon runs), feed writes the hostfile the daemon watches, up starts
+// the daemon under mpirun. Exit codes: 0 ok, 2 bad input, 1 runtime error.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "CLI/CLI.hpp"
+#include "elastic/control/atomic_file.h"
+#include "elastic/control/feed.h"
+#include "elastic/control/hostfile.h"
+#include "elastic/control/job_spec.h"
+#include "elastic/control/journal.h"
+#include "elastic/control/state_dir.h"
+#include "elastic/control/status.h"
+#include "elastic/control/up_command.h"
+#include "fmt/format.h"
+#include "../src/text.h"
+
+namespace fs = std::filesystem;
+using namespace elastic::rt;
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kRuntimeError = 1;
+constexpr int kBadInput = 2;
+
+int fail(const absl::Status& s) {
+  std::cerr << "elastic: " << s.message() << "\n";
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+      return kBadInput;
+    default:
+      return kRuntimeError;
+  }
+}
+
+fs::path exe_dir() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : self.parent_path();
+}
+
+// Everything the CLI knows about jobs: the daemon's snapshot when one runs, completed with the
+// journal (jobs the snapshot does not list) and queue/ (submissions not yet taken).
+absl::StatusOr<StatusSnapshot> gather_status(const StateDir& dir, bool* daemon_running) {
+  const int pid = DaemonLock::holder_pid(dir);
+  *daemon_running = pid != 0;
+  StatusSnapshot snap;
+  if (*daemon_running) {
+    absl::StatusOr<StatusSnapshot> s = read_status(dir.status_path());
+    if (s.ok()) {
+      snap = *std::move(s);
+    } else if (!absl::IsNotFound(s.status())) {
+      return s.status();
+    }
+  }
+  const auto listed = [&](std::string_view id) {
+    return std::any_of(snap.jobs.begin(), snap.jobs.end(),
+                       [&](const JobStatus& j) { return j.id == id; });
+  };
+  absl::StatusOr<JournalReplay> journal = replay_journal(dir.journal_path());
+  if (!journal.ok()) return journal.status();
+  for (const JobRecord& r : journal->jobs) {
+    if (listed(r.spec.id)) continue;
+    JobStatus j;
+    j.id = r.spec.id;
+    j.state = std::string(to_string(r.state));
+    j.samples_done = r.samples_done;
+    j.target_samples = r.spec.target_samples.value_or(0);
+    j.rescales = r.rescales;
+    j.min_nodes = r.spec.min_nodes;
+    j.max_nodes = r.spec.max_nodes;
+    j.command = r.spec.command;
+    j.reason = r.reason;
+    snap.jobs.push_back(std::move(j));
+  }
+  for (const QueuedSubmission& q : JobQueue(dir).submissions()) {
+    if (listed(q.id)) continue;
+    JobStatus j;
+    j.id = q.id;
+    j.state = "queued";
+    if (q.spec.ok()) {
+      j.target_samples = q.spec->target_samples.value_or(0);
+      j.min_nodes = q.spec->min_nodes;
+      j.max_nodes = q.spec->max_nodes;
+      j.command = q.spec->command;
+    } else {
+      j.state = "invalid";
+      j.reason = std::string(q.spec.status().message());
+    }
+    snap.jobs.push_back(std::move(j));
+  }
+  return snap;
+}
+
+int cmd_submit(const fs::path& state_dir, const fs::path& file, const std::string& id) {
+  absl::StatusOr<JobSpec> spec = read_job_spec(file);
+  if (!spec.ok()) return fail(spec.status());
+  if (!id.empty()) {
+    if (absl::Status s = validate_job_id(id); !s.ok()) return fail(s);
+    spec->id = id;
+  }
+  // Relative paths mean what they meant where the user typed the command.
+  const fs::path cwd = fs::current_path();
+  spec->workdir = spec->workdir.empty() ? cwd.string() : fs::absolute(spec->workdir).string();
+  if (spec->command.find('/') != std::string::npos && !fs::path(spec->command).is_absolute()) {
+    spec->command = (fs::path(spec->workdir) / spec->command).lexically_normal().string();
+  }
+  const char* path_env = std::getenv("PATH");
+  if (absl::StatusOr<fs::path> where = resolve_command(spec->command, path_env ? path_env : "");
+      !where.ok()) {
+    std::cerr << "elastic: warning: " << file.string() << ": field 'command': "
+              << where.status().message()
+              << " here; the daemon checks again at launch and marks the job failed if it is "
+                 "still missing\n";
+  }
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir);
+  if (!dir.ok()) return fail(dir.status());
+  if (!spec->id.empty()) {
+    bool running = false;
+    absl::StatusOr<StatusSnapshot> known = gather_status(*dir, &running);
+    if (known.ok() && std::any_of(known->jobs.begin(), known->jobs.end(),
+                                  [&](const JobStatus& j) { return j.id == spec->id; })) {
+      return fail(absl::AlreadyExistsError(
+          cat(file.string(), ": field 'id': job '", spec->id, "' already exists")));
+    }
+  }
+  absl::StatusOr<std::string> queued = JobQueue(*dir).submit(*std::move(spec));
+  if (!queued.ok()) return fail(queued.status());
+  std::cout << *queued << "\n";
+  return kOk;
+}
+
+int cmd_status(const fs::path& state_dir, bool json, bool nodes_only) {
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir, /*create=*/false);
+  if (!dir.ok()) return fail(dir.status());
+  bool running = false;
+  absl::StatusOr<StatusSnapshot> snap = gather_status(*dir, &running);
+  if (!snap.ok()) return fail(snap.status());
+  if (json) {
+    nlohmann::json j = to_json(*snap);
+    j["daemon_running"] = running;
+    std::cout << (nodes_only ? j["nodes"] : j).dump(2) << "\n";
+    return kOk;
+  }
+  if (!running) {
+    std::cerr << "elastic: no elasticd is running on " << dir->root().string()
+              << " (showing the journal and the queue)\n";
+  }
+  std::cout << (nodes_only ? format_nodes_table(*snap) : format_jobs_table(*snap));
+  return kOk;
+}
+
+int cmd_cancel(const fs::path& state_dir, const std::string& id) {
+  if (absl::Status s = validate_job_id(id); !s.ok()) return fail(s);
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir, /*create=*/false);
+  if (!dir.ok()) return fail(dir.status());
+  bool running = false;
+  absl::StatusOr<StatusSnapshot> snap = gather_status(*dir, &running);
+  if (!snap.ok()) return fail(snap.status());
+  auto it = std::find_if(snap->jobs.begin(), snap->jobs.end(),
+                         [&](const JobStatus& j) { return j.id == id; });
+  if (it == snap->jobs.end()) return fail(absl::NotFoundError(cat("no job '", id, "'")));
+  if (it->state == "finished" || it->state == "failed" || it->state == "cancelled") {
+    return fail(absl::FailedPreconditionError(cat("job '", id, "' is already ", it->state)));
+  }
+  if (absl::Status s = JobQueue(*dir).request_cancel(id); !s.ok()) return fail(s);
+  std::cout << "cancel requested for " << id << (running ? "" : " (takes effect when elasticd runs)")
+            << "\n";
+  return kOk;
+}
+
+absl::StatusOr<std::string> run_capture(std::string_view command) {
+  std::FILE* p = ::popen(std::string(command).c_str(), "r");
+  if (p == nullptr) return absl::InternalError(cat("cannot run ", command));
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+  const int rc = ::pclose(p);
+  if (rc != 0) return absl::UnavailableError(cat("'", command, "' exited with status ", rc));
+  return out;
+}
+
+int cmd_feed(const std::string& kind, const std::string& input, const fs::path& out, int slots,
+             double every_s) {
+  const bool slurm = kind == "slurm";
+  std::string last_written;
+  for (;;) {
+    absl::StatusOr<std::string> text;
+    std::string source;
+    if (input.empty()) {
+      source = std::string(slurm ? kSinfoCommand : kPbsnodesCommand);
+      text = run_capture(source);
+    } else if (input == "-") {
+      source = "<stdin>";
+      text = std::string(std::istreambuf_iterator<char>(std::cin), {});
+    } else {
+      source = input;
+      text = read_file(input);
+    }
+    if (!text.ok()) {
+      if (every_s <= 0) return fail(text.status());
+      std::cerr << "elastic: " << text.status().message() << " (keeping the hostfile)\n";
+    } else {
+      absl::StatusOr<std::vector<HostEntry>> hosts =
+          slurm ? idle_nodes_from_sinfo(*text, slots, source)
+                : idle_nodes_from_pbsnodes(*text, slots, source);
+      if (!hosts.ok()) {
+        if (every_s <= 0) return fail(hosts.status());
+        std::cerr << "elastic: " << hosts.status().message() << " (keeping the hostfile)\n";
+      } else if (const std::string body = format_hostfile(*hosts); body != last_written) {
+        if (absl::Status s = write_hostfile(out, *hosts); !s.ok()) return fail(s);
+        last_written = body;
+        std::cerr << "elastic: " << hosts->size() << " idle node(s) -> " << out.string() << "\n";
+      }
+    }
+    if (every_s <= 0 || input == "-") return kOk;
+    std::this_thread::sleep_for(std::chrono::duration<double>(every_s));
+  }
+}
+
+struct UpArgs {
+  fs::path hostfile, mpirun, elasticd, agent;
+  int fake_nodes = 0;
+  int slots = 2;
+  bool dry_run = false;
+  std::vector<std::string> mpi_args, daemon_args;
+};
+
+fs::path find_mpirun(const fs::path& given) {
+  if (!given.empty()) return given;
+  if (const char* home = std::getenv("MPI_HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / "bin/mpirun";
+  }
+#ifdef ELASTIC_MPI_BIN
+  if (fs::exists(fs::path(ELASTIC_MPI_BIN) / "mpirun")) return fs::path(ELASTIC_MPI_BIN) / "mpirun";
+#endif
+  return "mpirun";
+}
+
+fs::path find_elasticd(const fs::path& given) {
+  if (!given.empty()) return fs::absolute(given);
+  const fs::path here = exe_dir();
+  for (const fs::path& p : {here / "elasticd", here / "../daemon/elasticd"}) {
+    if (fs::exists(p)) return p.lexically_normal();
+  }
+  return "elasticd";
+}
+
+fs::path find_agent(const fs::path& given) {
+  if (!given.empty()) return fs::absolute(given);
+  for (const fs::path& p : {fs::path(ELASTIC_SOURCE_DIR) / "scripts/fake_node_agent.sh",
+                            fs::path(ELASTIC_INSTALL_DATADIR) / "fake_node_agent.sh",
+                            exe_dir() / "../share/elastic/fake_node_agent.sh"}) {
+    if (fs::exists(p)) return p.lexically_normal();
+  }
+  return {};
+}
+
+int cmd_up(const fs::path& state_dir, UpArgs a) {
+  if (a.fake_nodes <= 0 && a.hostfile.empty()) {
+    return fail(absl::InvalidArgumentError("up needs --hostfile FILE or --fake-nodes N"));
+  }
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir, /*create=*/!a.dry_run);
+  if (!dir.ok() && !(a.dry_run && absl::IsNotFound(dir.status()))) return fail(dir.status());
+  UpOptions o;
+  o.mpirun = find_mpirun(a.mpirun);
+  o.elasticd = find_elasticd(a.elasticd);
+  o.state_dir = fs::absolute(state_dir);
+  o.mpirun_args = a.mpi_args;
+  o.elasticd_args = a.daemon_args;
+  if (a.fake_nodes > 0) {
+    o.hostfile = a.hostfile.empty() ? o.state_dir / "fake_hostfile" : fs::absolute(a.hostfile);
+    o.launch_agent = find_agent(a.agent);
+    if (o.launch_agent.empty()) {
+      return fail(absl::NotFoundError("cannot find fake_node_agent.sh; pass --agent PATH"));
+    }
+    if (!a.dry_run) {
+      if (absl::Status s = write_hostfile(o.hostfile, fake_nodes(a.fake_nodes, a.slots)); !s.ok()) {
+        return fail(s);
+      }
+    }
+  } else {
+    o.hostfile = fs::absolute(a.hostfile);
+    if (!a.agent.empty()) o.launch_agent = fs::absolute(a.agent);
+    if (absl::StatusOr<std::vector<HostEntry>> h = read_hostfile(o.hostfile); !h.ok()) {
+      return fail(h.status());
+    }
+  }
+  const std::vector<std::string> argv = compose_up_command(o);
+  if (a.dry_run) {
+    std::cout << shell_join(argv) << "\n";
+    return kOk;
+  }
+  if (const int pid = DaemonLock::holder_pid(*dir); pid != 0) {
+    return fail(absl::UnavailableError(
+        cat("elasticd (pid ", pid, ") already runs on ", dir->root().string())));
+  }
+  std::cerr << "elastic: " << shell_join(argv) << "\n";
+  std::vector<char*> cargv;
+  for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
+  cargv.push_back(nullptr);
+  ::execvp(cargv[0], cargv.data());
+  return fail(absl::InternalError(cat("cannot run ", argv[0], ": ", std::strerror(errno))));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"elastic: submit and watch elastic training jobs on idle HPC nodes"};
+  app.require_subcommand(1);
+  std::string state_dir_opt;
+  app.add_option("--state-dir", state_dir_opt,
+                 "The runtime's state dir (default: $ELASTIC_STATE_DIR or ~/.local/state/elastic)")
+      ->envname("ELASTIC_STATE_DIR");
+  app.fallthrough();
+
+  auto* submit = app.add_subcommand("submit", "Queue a job described by a TOML file");
+  std::string job_file, submit_id;
+  submit->add_option("JOB.toml", job_file, "The job spec (see docs/runtime.md)")->required();
+  submit->add_option("--id", submit_id, "Job id (overrides the file's id)");
+
+  auto* status = app.add_subcommand("status", "Show jobs: state, nodes, ranks, samples/s, progress");
+  bool status_json = false;
+  status->add_flag("--json", status_json, "Print the full snapshot as JSON");
+
+  auto* cancel = app.add_subcommand("cancel", "Cancel a queued or running job");
+  std::string cancel_id;
+  cancel->add_option("ID", cancel_id, "The job id")->required();
+
+  auto* nodes = app.add_subcommand("nodes", "Show the granted nodes and which job holds each");
+  bool nodes_json = false;
+  nodes->add_flag("--json", nodes_json, "Print JSON");
+
+  auto* feed = app.add_subcommand(
+      "feed", "Write a hostfile of idle nodes from sinfo (-h -N -o \"%N %T %c\") or pbsnodes -a");
+  std::string feed_kind, feed_input;
+  fs::path feed_out;
+  int feed_slots = 0;
+  double feed_every = 0;
+  feed->add_option("SCHEDULER", feed_kind, "slurm or pbs")
+      ->required()
+      ->check(CLI::IsMember({"slurm", "pbs"}));
+  feed->add_option("--input", feed_input,
+                   "Recorded scheduler output ('-' = stdin; default: run sinfo/pbsnodes)");
+  feed->add_option("--hostfile", feed_out, "The hostfile to write (atomically)")->required();
+  feed->add_option("--slots", feed_slots, "Slots per node (default: the node's CPU count)")
+      ->check(CLI::NonNegativeNumber);
+  feed->add_option("--every", feed_every, "Repeat every SECONDS (default: once)")
+      ->check(CLI::NonNegativeNumber);
+
+  auto* up = app.add_subcommand("up", "Start elasticd under mpirun (or print the line)");
+  UpArgs up_args;
+  up->add_option("--hostfile", up_args.hostfile, "The hostfile elasticd watches");
+  up->add_option("--fake-nodes", up_args.fake_nodes,
+                 "One-machine mode: N fake nodes (node01..) run locally by the launch agent")
+      ->check(CLI::Range(1, 999));
+  up->add_option("--slots", up_args.slots, "Slots per fake node")->check(CLI::Range(1, 4096));
+  up->add_option("--mpirun", up_args.mpirun, "mpirun to use (default: $MPI_HOME/bin/mpirun)");
+  up->add_option("--elasticd", up_args.elasticd, "elasticd to run (default: next to elastic)");
+  up->add_option("--agent", up_args.agent,
+                 "Launch agent (plm_ssh_agent; default with --fake-nodes: fake_node_agent.sh)");
+  up->add_option("--mpi-arg", up_args.mpi_args, "Extra mpirun argument (repeatable)")
+      ->allow_extra_args(false);
+  up->add_option("--daemon-arg", up_args.daemon_args, "Extra elasticd argument (repeatable)")
+      ->allow_extra_args(false);
+  up->add_flag("--dry-run", up_args.dry_run, "Print the mpirun line instead of running it");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kBadInput;
+  }
+  const fs::path state_dir = state_dir_opt.empty() ? default_state_dir() : fs::path(state_dir_opt);
+  try {
+    if (*submit) return cmd_submit(state_dir, job_file, submit_id);
+    if (*status) return cmd_status(state_dir, status_json, false);
+    if (*cancel) return cmd_cancel(state_dir, cancel_id);
+    if (*nodes) return cmd_status(state_dir, nodes_json, true);
+    if (*feed) return cmd_feed(feed_kind, feed_input, feed_out, feed_slots, feed_every);
+    if (*up) return cmd_up(state_dir, std::move(up_args));
+  } catch (const std::exception& e) {
+    std::cerr << "elastic: " << e.what() << "\n";
+    return kRuntimeError;
+  }
+  return kBadInput;
+}
