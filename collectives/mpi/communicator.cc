@@ -30,7 +30,13 @@ void MpiCommunicator::abort(std::string_view why) {
 }
 
 absl::Status MpiCommunicator::posted(absl::Status st) {
-  if (absl::IsAborted(st)) abort(std::string(st.message()));
+  // Any failed collective leaves the communicator unusable. On a revoked communicator Open MPI's
+  // non-blocking collectives report MPI_ERR_OTHER rather than MPIX_ERR_REVOKED: ask ULFM.
+  int revoked = 0;
+  if (!absl::IsAborted(st) && MPIX_Comm_is_revoked(comm_.get(), &revoked) == MPI_SUCCESS && revoked != 0) {
+    st = absl::AbortedError(absl::StrCat("communicator revoked by a peer: ", std::string(st.message())));
+  }
+  abort(std::string(st.message()));
   return st;
 }
 
@@ -39,7 +45,7 @@ absl::Status MpiCommunicator::finish(MPI_Request& req, std::chrono::milliseconds
   absl::Status st = wait(req, Clock::now() + timeout, what);
   if (st.ok()) return st;
   // Revoke so that peers blocked in the same collective return too; then the error is sticky.
-  abort(std::string(st.message()));
+  st = posted(std::move(st));
   drain(req);
   return st;
 }
