@@ -1,0 +1,93 @@
+// elastic::rt::Session — how a training process joins its job. Under the runtime (the process
+// was spawned by elasticd) it merges with the controller and the job's other ranks (protocol.h);
+// standalone (plain `mpirun -n K prog`) it simply works on a duplicate of MPI_COMM_WORLD, so the
+// same program runs in both places. Most code uses the run loop (run.h) and never calls
+// step_boundary()/recover() itself; the only line a training loop needs is report(samples).
+//
+// Which calls are collective: init (over the ranks that start together and the controller),
+// step_boundary and recover (over comm(); under the runtime also with the controller), exit (no).
+// Ranks of comm() are renumbered at every membership change, oldest ranks first.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <mpi.h>
+
+#include "absl/status/statusor.h"
+#include "elastic/comm.h"
+#include "elastic/repair.h"
+
+namespace elastic::rt {
+
+// What happened at a step boundary.
+enum class Event {
+  kContinue,   // nothing: take the next step
+  kChanged,    // membership changed (grow/shrink): rebuild communicators, sync state from rank 0
+  kRecovered,  // a process failed and was removed: restore the last commit, then as kChanged
+  kStop,       // the job is over (all ranks said done, or the runtime stopped it): exit(0)
+  kLeave,      // this rank's node is released: stop computing and call exit(0) now
+};
+
+struct SessionOptions {
+  std::chrono::milliseconds progress_period{500};  // how often the leader reports to elasticd
+  // Bounds the wait for the controller's next directive (its broadcast) while following.
+  std::chrono::milliseconds directive_timeout{std::chrono::seconds(120)};
+  RepairOptions repair;
+};
+
+class Session {
+ public:
+  // Initialises MPI (MPI_Init_thread, FUNNELED) unless already done, and joins the job.
+  // Errors: Aborted (a peer died while joining), DeadlineExceeded, Internal (MPI error text).
+  static absl::StatusOr<std::unique_ptr<Session>> init(int* argc, char*** argv,
+                                                       SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The compute communicator of the current membership (MPI_ERRORS_RETURN). Replaced after every
+  // kChanged/kRecovered: do not cache it across step boundaries.
+  MPI_Comm comm() const { return compute_.get(); }
+  int rank() const { return compute_.rank(); }
+  int size() const { return compute_.size(); }
+  bool under_runtime() const { return static_cast<bool>(job_); }
+  int generation() const { return generation_; }
+
+  // LOCAL. The one-line change: samples this rank processed since the last call.
+  void report(std::int64_t samples) { pending_samples_ += samples; }
+  // Samples of all ranks summed, as of the last step boundary.
+  std::int64_t samples_total() const { return samples_total_; }
+
+  // COLLECTIVE over comm(), blocking. Combines progress, learns orders from the runtime and
+  // carries them out. `done`: this rank wants to stop (the job stops when any rank says so).
+  // Aborted => a peer failed: call recover().
+  absl::StatusOr<Event> step_boundary(bool done = false);
+  // COLLECTIVE over the survivors (and the controller). Returns kRecovered, kStop or kLeave.
+  absl::StatusOr<Event> recover();
+
+  // Ends the process: frees the communicators and calls MPI_Finalize under a 10 s alarm (Open MPI
+  // 5.0.7 can hang there after a peer failure; docs/runtime.md "Known limitations").
+  [[noreturn]] void exit(int code);
+
+ private:
+  explicit Session(SessionOptions options) : options_(options) {}
+  absl::StatusOr<Event> follow();
+  absl::Status send_progress(bool force);
+
+  SessionOptions options_;
+  Comm job_;      // J: controller + ranks (null when standalone)
+  Comm compute_;  // C
+  int generation_ = 0;
+  bool leader_order_ = false;
+  std::int64_t pending_samples_ = 0;
+  std::int64_t samples_total_ = 0;
+  std::int64_t steps_ = 0;
+  MPI_Request progress_req_ = MPI_REQUEST_NULL;
+  double progress_buf_[4] = {0, 0, 0, 0};
+  std::chrono::steady_clock::time_point last_progress_{};
+  std::int64_t last_progress_samples_ = 0;
+};
+
+}  // namespace elastic::rt

@@ -1,0 +1,92 @@
+#include "elastic/repair.h"
+
+#include <mpi-ext.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/mpi_check.h"
+
+namespace elastic::rt {
+
+namespace {
+
+// Bounded MPIX_Comm_iagree: `flag` is AND-ed over the survivors. The agreement also completes
+// (with MPIX_ERR_PROC_FAILED) when a new failure is detected; the flag is still uniform then.
+absl::Status agree(MPI_Comm comm, int& flag, std::chrono::milliseconds timeout) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPIX_Comm_iagree(comm, &flag, &req));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int done = 0;
+    const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return coll::mpi_status(rc, "MPI_Test(iagree)", __FILE__, __LINE__);
+    if (done) return absl::OkStatus();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("MPIX_Comm_iagree did not complete within ", timeout.count(), " ms"));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Comm> repair_comm(const Comm& broken, const RepairOptions& options) {
+  MPIX_Comm_revoke(broken.get());
+  MPI_Comm current = broken.get();
+  Comm shrunk;
+  absl::Status last = absl::AbortedError("repair_comm: no attempt made");
+  for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
+    Comm next;
+    const int rc = MPIX_Comm_shrink(current, next.out());
+    int ok = rc == MPI_SUCCESS ? 1 : 0;
+    if (ok) MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
+    // First agreement: did everybody get the shrunken communicator?
+    absl::Status st = agree(ok ? next.get() : current, ok, options.agree_timeout);
+    if (absl::IsDeadlineExceeded(st)) return st;
+    if (ok && st.ok()) {
+      // Second agreement, on the new communicator itself: it is usable by all (no new failure).
+      int usable = 1;
+      st = agree(next.get(), usable, options.agree_timeout);
+      if (absl::IsDeadlineExceeded(st)) return st;
+      if (st.ok() && usable) {
+        MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
+        return next;
+      }
+    }
+    last = st.ok() ? absl::AbortedError("repair_comm: a survivor failed to shrink") : st;
+    // A new failure during the repair: shrink the newest communicator again.
+    if (next) {
+      MPIX_Comm_revoke(next.get());
+      shrunk = std::move(next);
+      current = shrunk.get();
+    }
+  }
+  return absl::AbortedError(absl::StrCat("repair_comm: gave up after ", options.max_attempts,
+                                         " attempts; last error: ", last.message()));
+}
+
+std::vector<int> missing_ranks(MPI_Comm before, MPI_Comm after) {
+  MPI_Group gb = MPI_GROUP_NULL;
+  MPI_Group ga = MPI_GROUP_NULL;
+  MPI_Comm_group(before, &gb);
+  MPI_Comm_group(after, &ga);
+  int n = 0;
+  MPI_Group_size(gb, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  std::vector<int> mapped(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  MPI_Group_translate_ranks(gb, n, ranks.data(), ga, mapped.data());
+  std::vector<int> missing;
+  for (int i = 0; i < n; ++i) {
+    if (mapped[static_cast<std::size_t>(i)] == MPI_UNDEFINED) missing.push_back(i);
+  }
+  MPI_Group_free(&gb);
+  MPI_Group_free(&ga);
+  return missing;
+}
+
+}  // namespace elastic::rt

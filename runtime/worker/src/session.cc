@@ -1,0 +1,246 @@
+#include "elastic/session.h"
+
+#include <mpi-ext.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/mpi_check.h"
+#include "elastic/protocol.h"
+
+namespace elastic::rt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr unsigned kFinalizeTimeoutS = 10;
+
+// Bounded receive of the controller's header: Ibcast + test loop (a plain MPI_Bcast could wait
+// forever on a controller that is gone).
+absl::Status bcast_ints(int* data, int count, MPI_Comm comm, std::chrono::milliseconds timeout) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Ibcast(data, count, MPI_INT, 0, comm, &req));
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    int done = 0;
+    ELASTIC_MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) return absl::OkStatus();
+    if (Clock::now() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("no directive from the controller within ", timeout.count(), " ms"));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
+                                                       SessionOptions options) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    ELASTIC_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  std::unique_ptr<Session> s(new Session(options));
+  MPI_Comm parent = MPI_COMM_NULL;
+  ELASTIC_MPI_CHECK(MPI_Comm_get_parent(&parent));
+  if (parent == MPI_COMM_NULL) {
+    ELASTIC_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, s->compute_.out()));
+    MPI_Comm_set_errhandler(s->compute_.get(), MPI_ERRORS_RETURN);
+    return s;
+  }
+  MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+  Comm parent_comm(parent);  // freed after the merge (see exit(): free, never disconnect)
+  // New ranks go last (high = 1): the controller stays rank 0 of J.
+  ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));
+  MPI_Comm_set_errhandler(s->job_.get(), MPI_ERRORS_RETURN);
+  absl::StatusOr<Event> ev = s->follow();
+  if (!ev.ok() && absl::IsAborted(ev.status())) ev = s->recover();
+  if (!ev.ok()) return ev.status();
+  if (*ev == Event::kStop || *ev == Event::kLeave) s->exit(0);
+  return s;
+}
+
+Session::~Session() {
+  if (progress_req_ != MPI_REQUEST_NULL) {
+    int initialized = 0;
+    int finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+      MPI_Cancel(&progress_req_);
+      MPI_Request_free(&progress_req_);
+    }
+  }
+}
+
+absl::StatusOr<Event> Session::follow() {
+  bool changed = false;
+  for (;;) {
+    std::array<int, proto::kHeaderInts> raw{};
+    if (absl::Status st = bcast_ints(raw.data(), proto::kHeaderInts, job_.get(),
+                                     options_.directive_timeout);
+        !st.ok()) {
+      return st;
+    }
+    const proto::Header h = proto::decode(raw);
+    generation_ = h.generation;
+    switch (h.directive) {
+      case proto::Directive::kSpawn: {
+        // Arguments other than root and comm are ignored on non-root ranks.
+        char empty[] = "";
+        Comm inter;
+        ELASTIC_MPI_CHECK(MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, job_.get(),
+                                         inter.out(), MPI_ERRCODES_IGNORE));
+        Comm merged;
+        ELASTIC_MPI_CHECK(MPI_Intercomm_merge(inter.get(), 0, merged.out()));
+        MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
+        job_ = std::move(merged);
+        changed = true;
+        break;
+      }
+      case proto::Directive::kLeave: {
+        std::vector<int> leaving(static_cast<std::size_t>(h.count));
+        if (h.count > 0) {
+          if (absl::Status st = bcast_ints(leaving.data(), h.count, job_.get(),
+                                           options_.directive_timeout);
+              !st.ok()) {
+            return st;
+          }
+        }
+        const int me = job_.rank();
+        bool leave = false;
+        for (int r : leaving) leave = leave || r == me;
+        Comm next;
+        ELASTIC_MPI_CHECK(
+            MPI_Comm_split(job_.get(), leave ? MPI_UNDEFINED : 0, me, next.out()));
+        if (leave) return Event::kLeave;
+        MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
+        job_ = std::move(next);
+        changed = true;
+        break;
+      }
+      case proto::Directive::kResume: {
+        ELASTIC_MPI_CHECK(MPI_Comm_split(job_.get(), 0, job_.rank(), compute_.out()));
+        MPI_Comm_set_errhandler(compute_.get(), MPI_ERRORS_RETURN);
+        return changed || h.reason != 0 ? Event::kChanged : Event::kContinue;
+      }
+      case proto::Directive::kStop:
+        return Event::kStop;
+    }
+    if (static_cast<int>(h.directive) < 1 || static_cast<int>(h.directive) > 4) {
+      return absl::InternalError(absl::StrCat("unknown directive ", raw[0], " from controller"));
+    }
+  }
+}
+
+absl::Status Session::send_progress(bool force) {
+  if (!job_ || compute_.rank() != 0) return absl::OkStatus();
+  const auto now = Clock::now();
+  if (!force && now - last_progress_ < options_.progress_period) return absl::OkStatus();
+  if (progress_req_ != MPI_REQUEST_NULL) {
+    int done = 0;
+    ELASTIC_MPI_CHECK(MPI_Test(&progress_req_, &done, MPI_STATUS_IGNORE));
+    if (!done) return absl::OkStatus();
+  }
+  const double dt = std::chrono::duration<double>(now - last_progress_).count();
+  const proto::Progress p{static_cast<double>(samples_total_),
+                          last_progress_ == Clock::time_point{}
+                              ? 0.0
+                              : static_cast<double>(samples_total_ - last_progress_samples_) / dt,
+                          static_cast<double>(steps_), static_cast<double>(compute_.size())};
+  progress_buf_[0] = p.samples_total;
+  progress_buf_[1] = p.samples_per_s;
+  progress_buf_[2] = p.steps;
+  progress_buf_[3] = p.ranks;
+  last_progress_ = now;
+  last_progress_samples_ = samples_total_;
+  ELASTIC_MPI_CHECK(MPI_Isend(progress_buf_, proto::kProgressDoubles, MPI_DOUBLE, 0,
+                              proto::kTagProgress, job_.get(), &progress_req_));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Event> Session::step_boundary(bool done) {
+  double order = 0;
+  if (job_ && compute_.rank() == 0) {
+    int flag = 0;
+    MPI_Status status;
+    ELASTIC_MPI_CHECK(MPI_Iprobe(0, proto::kTagOrder, job_.get(), &flag, &status));
+    if (flag) {
+      int code = 0;
+      ELASTIC_MPI_CHECK(MPI_Recv(&code, 1, MPI_INT, 0, proto::kTagOrder, job_.get(),
+                                 MPI_STATUS_IGNORE));
+      order = 1;
+    }
+  }
+  std::array<double, 3> buf{static_cast<double>(pending_samples_), order, done ? 1.0 : 0.0};
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, buf.data(), 3, MPI_DOUBLE, MPI_SUM,
+                                   compute_.get());
+      rc != MPI_SUCCESS) {
+    compute_.revoke();
+    job_.revoke();
+    return coll::mpi_status(rc, "MPI_Allreduce(step boundary)", __FILE__, __LINE__);
+  }
+  pending_samples_ = 0;
+  samples_total_ += static_cast<std::int64_t>(buf[0]);
+  ++steps_;
+  if (!job_) return buf[2] > 0 ? Event::kStop : Event::kContinue;
+  if (absl::Status st = send_progress(buf[2] > 0); !st.ok()) return st;
+  if (buf[2] > 0 && compute_.rank() == 0) {
+    int code = 0;
+    ELASTIC_MPI_CHECK(MPI_Send(&code, 1, MPI_INT, 0, proto::kTagDone, job_.get()));
+  }
+  if (buf[1] > 0 || buf[2] > 0) {
+    absl::StatusOr<Event> ev = follow();
+    if (!ev.ok()) {
+      compute_.revoke();
+      job_.revoke();
+    }
+    return ev;
+  }
+  return Event::kContinue;
+}
+
+absl::StatusOr<Event> Session::recover() {
+  compute_.revoke();
+  if (!job_) {
+    absl::StatusOr<Comm> fixed = repair_comm(compute_, options_.repair);
+    if (!fixed.ok()) return fixed.status();
+    compute_ = *std::move(fixed);
+    return Event::kRecovered;
+  }
+  for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
+    absl::StatusOr<Comm> fixed = repair_comm(job_, options_.repair);
+    if (!fixed.ok()) return fixed.status();
+    job_ = *std::move(fixed);
+    absl::StatusOr<Event> ev = follow();
+    if (ev.ok()) return *ev == Event::kChanged || *ev == Event::kContinue ? Event::kRecovered : *ev;
+    if (!absl::IsAborted(ev.status())) return ev.status();
+  }
+  return absl::AbortedError("recover: the job communicator kept failing");
+}
+
+void Session::exit(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Free, never MPI_Comm_disconnect: disconnecting a merged spawn communicator hangs in Open MPI
+  // 5.0.7, while free + MPI_Finalize is clean (tests/runtime/daemon/pitfalls.sh). After a peer
+  // failure MPI_Finalize can still hang; the alarm turns that into a signal death, which ULFM's
+  // mpirun tolerates (an _exit without MPI_Finalize would abort the whole mpirun).
+  if (progress_req_ != MPI_REQUEST_NULL) MPI_Wait(&progress_req_, MPI_STATUS_IGNORE);
+  compute_.reset();
+  job_.reset();
+  alarm(kFinalizeTimeoutS);
+  MPI_Finalize();
+  std::exit(code);
+}
+
+}  // namespace elastic::rt

@@ -1,0 +1,81 @@
+// The small training program of the runtime tests: one allreduce per step whose result it checks
+// (sum of rank+1 over the membership), progress via report(), and the elastic protocol at every
+// step boundary. Prints one line per membership change so tests can follow generations.
+//   test_trainer STEPS   env: ELASTIC_TEST_STEP_US (sleep per step, default 2000),
+//                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "elastic/session.h"
+
+namespace {
+
+long env_long(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtol(v, nullptr, 10) : fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using elastic::rt::Event;
+  const long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 200;
+  const long step_us = env_long("ELASTIC_TEST_STEP_US", 2000);
+  const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
+  const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
+  auto session = elastic::rt::Session::init(&argc, &argv);
+  if (!session.ok()) {
+    std::fprintf(stderr, "test_trainer: %s\n", std::string(session.status().message()).c_str());
+    return 3;
+  }
+  elastic::rt::Session& s = **session;
+  std::printf("joined gen %d rank %d size %d\n", s.generation(), s.rank(), s.size());
+  std::fflush(stdout);
+  const int first_rank = s.rank();  // kill by the rank at start, so only one process dies
+  long step = 0;
+  for (;;) {
+    if (step == kill_step && first_rank == kill_rank) raise(SIGKILL);
+    double v = s.rank() + 1;
+    const int n = s.size();
+    absl::StatusOr<Event> ev = Event::kContinue;
+    if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, s.comm()) != MPI_SUCCESS) {
+      ev = s.recover();
+    } else {
+      if (v != n * (n + 1) / 2.0) {
+        std::fprintf(stderr, "test_trainer: WRONG allreduce %g at size %d\n", v, n);
+        s.exit(5);
+      }
+      s.report(1);
+      ++step;
+      if (step_us > 0) usleep(static_cast<useconds_t>(step_us));
+      ev = s.step_boundary(step >= steps);
+      if (!ev.ok() && absl::IsAborted(ev.status())) ev = s.recover();
+    }
+    if (!ev.ok()) {
+      std::fprintf(stderr, "test_trainer: %s\n", std::string(ev.status().message()).c_str());
+      s.exit(4);
+    }
+    switch (*ev) {
+      case Event::kContinue:
+        break;
+      case Event::kChanged:
+      case Event::kRecovered:
+        std::printf("%s gen %d rank %d size %d step %ld\n",
+                    *ev == Event::kRecovered ? "recovered" : "changed", s.generation(), s.rank(),
+                    s.size(), step);
+        std::fflush(stdout);
+        break;
+      case Event::kStop:
+        std::printf("done rank %d size %d steps %ld samples %lld\n", s.rank(), s.size(), step,
+                    static_cast<long long>(s.samples_total()));
+        s.exit(0);
+      case Event::kLeave:
+        std::printf("left rank %d step %ld\n", s.rank(), step);
+        s.exit(0);
+    }
+  }
+}
