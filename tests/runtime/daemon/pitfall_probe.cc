@@ -1,0 +1,85 @@
+// Reproduces the Open MPI 5.0.7 behaviours the runtime is designed around (pitfalls.sh runs it):
+//   pitfall_probe spawn HOST...   one spawn+merge+allreduce per host ("host" info key, 2 ranks),
+//                                 prints "spawn HOST ok" per success
+//   pitfall_probe leave MODE      spawns 2 ranks on the local node twice; the children leave by
+//                                 MODE: free-finalize | disconnect-finalize | exit-no-finalize | sigkill;
+//                                 the parent prints "round N ok" and "parent finalized"
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm parent = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  const std::string what = argc > 1 ? argv[1] : "";
+  if (parent != MPI_COMM_NULL) {
+    MPI_Comm merged = MPI_COMM_NULL;
+    MPI_Intercomm_merge(parent, 1, &merged);
+    int one = 1;
+    int sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    const std::string mode = argc > 2 ? argv[2] : "free-finalize";
+    if (what == "spawn") sleep(30);  // stay until the parent's mpirun ends
+    if (mode == "sigkill") raise(SIGKILL);
+    if (mode == "exit-no-finalize") {
+      MPI_Comm_free(&merged);
+      _exit(0);
+    }
+    if (mode == "disconnect-finalize") {
+      MPI_Comm_disconnect(&merged);
+      MPI_Comm_disconnect(&parent);
+    } else {
+      MPI_Comm_free(&merged);
+      MPI_Comm_free(&parent);
+    }
+    MPI_Finalize();
+    return 0;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  const bool spawn_mode = what == "spawn";
+  const int rounds = spawn_mode ? argc - 2 : 2;
+  for (int i = 0; i < rounds; ++i) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
+    if (spawn_mode) MPI_Info_set(info, "host", argv[i + 2]);
+    char* child_argv[] = {argv[1], spawn_mode ? nullptr : argv[2], nullptr};
+    MPI_Comm inter = MPI_COMM_NULL;
+    if (MPI_Comm_spawn(argv[0], child_argv, 2, info, 0, MPI_COMM_SELF, &inter,
+                       MPI_ERRCODES_IGNORE) != MPI_SUCCESS) {
+      std::printf("spawn %d failed\n", i);
+      continue;
+    }
+    MPI_Comm merged = MPI_COMM_NULL;
+    MPI_Intercomm_merge(inter, 0, &merged);
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    int one = 1;
+    int sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    if (spawn_mode) {
+      std::printf("spawn %s %s\n", argv[i + 2], sum == 3 ? "ok" : "wrong");
+    } else {
+      std::printf("round %d %s\n", i, sum == 3 ? "ok" : "wrong");
+    }
+    std::fflush(stdout);
+    if (!spawn_mode && std::strcmp(argv[2], "disconnect-finalize") == 0) {
+      MPI_Comm_disconnect(&merged);
+      MPI_Comm_disconnect(&inter);
+    } else {
+      MPI_Comm_free(&merged);
+      MPI_Comm_free(&inter);
+    }
+    sleep(1);
+  }
+  if (spawn_mode) _exit(0);
+  alarm(15);
+  MPI_Finalize();
+  std::printf("parent finalized\n");
+  return 0;
+}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Usage: pitfalls.sh MPI_BIN SRC_DIR PROBE. Asserts the Open MPI 5.0.7 behaviours the runtime is built
+# around, so that a fixed (or regressed) Open MPI shows up here. docs/runtime.md "Known limitations".
+set -u
+bin=$1; src=$2; probe=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "UNEXPECTED: $1"; fails=$((fails + 1)); fi; }
+run() { timeout "$1" "$bin/mpirun" --with-ft ulfm --bind-to none -n 1 "${@:2}" > "$tmp/out" 2>&1; echo $? > "$tmp/rc"; }
+
+# A: leaving ranks free their communicators and call MPI_Finalize: clean (what Session::exit does).
+run 60 "$probe" leave free-finalize
+check "free + MPI_Finalize after spawn/merge is clean" \
+  'grep -q "round 1 ok" $tmp/out && grep -q "parent finalized" $tmp/out && [ $(cat $tmp/rc) = 0 ]'
+# B: pitfall 3 — MPI_Comm_disconnect of the merged communicator hangs.
+run 20 "$probe" leave disconnect-finalize
+check "disconnect after spawn/merge hangs (pitfall 3)" '! grep -q "round 1 ok" $tmp/out'
+# C: a rank that exits without MPI_Finalize takes mpirun down (no _exit as a way out).
+run 30 "$probe" leave exit-no-finalize
+check "exit without MPI_Finalize aborts mpirun" 'grep -q "exiting" $tmp/out && [ $(cat $tmp/rc) != 0 ]'
+# D: SIGKILLed ranks are tolerated under --with-ft ulfm: the parent goes on spawning.
+run 30 "$probe" leave sigkill
+check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tmp/out'
+# E: pitfall 4 (fake nodes): after one spawn onto a fake node's own PRRTE daemon, a second spawn
+# onto a fake node daemon cannot be reached ("unable to reach each other"); the head node works.
+printf 'localhost slots=4\nnode01 slots=4\nnode02 slots=4\n' > "$tmp/hosts"
+run 40 --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" \
+  "$probe" spawn localhost:2 node01:2 node02:2
+check "first spawn onto a fake node daemon works" 'grep -q "spawn node01:2 ok" $tmp/out'
+check "second spawn onto a fake node daemon is unreachable (pitfall 4)" \
+  '! grep -q "spawn node02:2 ok" $tmp/out && grep -q "unable to reach each other" $tmp/out'
+[ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
