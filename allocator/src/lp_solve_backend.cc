@@ -13,12 +13,12 @@
 
 // Every lp_solve call that reports failure goes through this, so an error names the call and
 // where it was made (lp_solve has no per-call error string beyond the boolean).
-#define ELASTIC_LP_CHECK(call)                                                                \
-  do {                                                                                        \
-    if (!(call)) {                                                                            \
-      return absl::InternalError(                                                             \
+#define ELASTIC_LP_CHECK(call)                                                              \
+  do {                                                                                      \
+    if (!(call)) {                                                                          \
+      return absl::InternalError(                                                           \
           absl::StrCat("lp_solve call `", #call, "` failed at ", __FILE__, ":", __LINE__)); \
-    }                                                                                         \
+    }                                                                                       \
   } while (false)
 
 namespace elastic::alloc {
@@ -172,8 +172,10 @@ absl::StatusOr<MilpResult> solve_with_lp_solve(const MilpModel& model, double ti
   set_mip_gap(lp.get(), TRUE, 1e-11);
   set_mip_gap(lp.get(), FALSE, 1e-9);
   set_break_at_first(lp.get(), FALSE);
-  // Ceiling first: a count model gains by giving nodes, so rounding up finds good incumbents early.
-  set_bb_floorfirst(lp.get(), BRANCH_CEILING);
+  // Floor first: on count models in segment form it was 30-100x faster than ceiling or automatic
+  // (20 jobs x 100 nodes: 0.009 s vs 0.30 s), the other node-selection rules made little
+  // difference.
+  set_bb_floorfirst(lp.get(), BRANCH_FLOOR);
   set_bb_rule(lp.get(), NODE_FIRSTSELECT);
 
   Deadline deadline;
@@ -226,8 +228,8 @@ absl::StatusOr<MilpResult> solve_with_lp_solve(const MilpModel& model, double ti
           absl::StrCat("lp_solve call `solve(lp)` ran out of memory at ", __FILE__, ":", __LINE__));
     default:
       return absl::InternalError(absl::StrCat("lp_solve call `solve(lp)` returned ", ret, " (",
-                                              get_statustext(lp.get(), ret), ") at ", __FILE__,
-                                              ":", __LINE__));
+                                              get_statustext(lp.get(), ret), ") at ", __FILE__, ":",
+                                              __LINE__));
   }
 }
 

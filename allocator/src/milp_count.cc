@@ -31,7 +31,8 @@ std::vector<CountInterval> allowed_intervals(const CountModel& model, std::size_
 }
 
 CountBlock add_count_block(const CountModel& model, std::size_t j,
-                           std::vector<CountInterval> intervals, int priority, MilpModel& milp) {
+                           std::vector<CountInterval> intervals, CountEncoding encoding,
+                           int priority, MilpModel& milp) {
   const CountJob& job = model.jobs[j];
   std::vector<CountInterval> merged;
   for (const CountInterval& in : intervals) {
@@ -57,6 +58,7 @@ CountBlock add_count_block(const CountModel& model, std::size_t j,
   std::vector<std::pair<int, double>> convexity;
   std::vector<std::pair<int, double>> link{{block.count, 1.0}};
   std::vector<std::vector<std::pair<int, double>>> piece(merged.size());
+  std::vector<std::size_t> piece_of;  // per point, its interval
   std::vector<std::pair<int, double>> grow;
   std::vector<std::pair<int, double>> shrink;
   std::size_t in = 0;
@@ -67,6 +69,7 @@ CountBlock add_count_block(const CountModel& model, std::size_t j,
     link.emplace_back(lambda, -static_cast<double>(p));
     while (p > merged[in].hi) ++in;
     piece[in].emplace_back(lambda, -1.0);
+    piece_of.push_back(in);
     if (p > job.current) grow.emplace_back(lambda, -1.0);
     if (p < job.current) shrink.emplace_back(lambda, -1.0);
   }
@@ -80,12 +83,39 @@ CountBlock add_count_block(const CountModel& model, std::size_t j,
     milp.add_row(std::move(terms), MilpSense::kEqual, 0.0);
     return column;
   };
-  if (merged.size() > 1) {
-    for (auto& terms : piece) block.pieces.push_back(indicator(std::move(terms), 0.0));
-  }
   if (!grow.empty()) block.grow = indicator(std::move(grow), -job.grow_cost);
   if (!shrink.empty()) block.shrink = indicator(std::move(shrink), -job.shrink_cost);
-  if (block.points.size() >= 3) milp.sos2.push_back({block.lambda, priority});
+
+  if (encoding == CountEncoding::kSos2) {
+    // SOS2 alone would interpolate across a gap such as 0 < n_j < lo: one binary per interval.
+    if (merged.size() > 1) {
+      for (auto& terms : piece) block.selectors.push_back(indicator(std::move(terms), 0.0));
+    }
+    if (block.points.size() >= 3) milp.sos2.push_back({block.lambda, priority});
+    return block;
+  }
+  // Segments: consecutive points of one interval, or the interval itself when it is one point.
+  std::vector<std::pair<std::size_t, std::size_t>> segments;
+  for (std::size_t k = 0; k < block.points.size(); ++k) {
+    const bool alone = (k == 0 || piece_of[k - 1] != piece_of[k]) &&
+                       (k + 1 == block.points.size() || piece_of[k + 1] != piece_of[k]);
+    if (alone) segments.emplace_back(k, k);
+    if (k + 1 < block.points.size() && piece_of[k + 1] == piece_of[k])
+      segments.emplace_back(k, k + 1);
+  }
+  if (segments.size() <= 1) return block;  // at most two points in one interval: nothing to pick
+  std::vector<std::pair<int, double>> pick_one;
+  std::vector<std::vector<std::pair<int, double>>> allow(block.points.size());
+  for (std::size_t k = 0; k < block.points.size(); ++k) allow[k].emplace_back(block.lambda[k], 1.0);
+  for (const auto& [first, last] : segments) {
+    const int y = milp.add_column(0.0, 1.0, true, 0.0);
+    block.selectors.push_back(y);
+    pick_one.emplace_back(y, 1.0);
+    allow[first].emplace_back(y, -1.0);
+    if (last != first) allow[last].emplace_back(y, -1.0);
+  }
+  milp.add_row(std::move(pick_one), MilpSense::kEqual, 1.0);
+  for (auto& terms : allow) milp.add_row(std::move(terms), MilpSense::kLessEqual, 0.0);
   return block;
 }
 
@@ -104,9 +134,9 @@ absl::Status check_count_model(const CountModel& model) {
     }
     floors += lo;
     if (floors > model.pool) {
-      return absl::InvalidArgumentError(absl::StrCat("jobs[", j, "]: the floors of must-run jobs up ",
-                                                     "to here need ", floors, " nodes, pool has ",
-                                                     model.pool));
+      return absl::InvalidArgumentError(
+          absl::StrCat("jobs[", j, "]: the floors of must-run jobs up ", "to here need ", floors,
+                       " nodes, pool has ", model.pool));
     }
   }
   return absl::OkStatus();
@@ -181,8 +211,9 @@ absl::StatusOr<CountSolution> count_solution(const CountModel& model,
   }
   if (!integral || !feasible(model, solution.counts)) {
     if (optimal) {
-      return absl::InternalError("count MILP: lp_solve's optimum does not round to an allowed "
-                                 "allocation within the pool");
+      return absl::InternalError(
+          "count MILP: lp_solve's optimum does not round to an allowed "
+          "allocation within the pool");
     }
     return best_known({});
   }
@@ -195,7 +226,8 @@ double seconds_left(std::chrono::steady_clock::time_point start, double limit_s)
   return std::max(0.0, limit_s - used.count());
 }
 
-absl::StatusOr<CountSolution> solve_milp(const CountModel& model, const SolveOptions& options) {
+absl::StatusOr<CountSolution> solve_count_milp(const CountModel& model, const SolveOptions& options,
+                                               CountEncoding encoding) {
   const auto start = std::chrono::steady_clock::now();
   if (absl::Status s = check_count_model(model); !s.ok()) return s;
   std::optional<PresolveResult> presolve;
@@ -215,7 +247,8 @@ absl::StatusOr<CountSolution> solve_milp(const CountModel& model, const SolveOpt
     } else {
       intervals = allowed_intervals(model, j);
     }
-    blocks.push_back(add_count_block(model, j, std::move(intervals), static_cast<int>(j), milp));
+    blocks.push_back(
+        add_count_block(model, j, std::move(intervals), encoding, static_cast<int>(j), milp));
     budget.emplace_back(blocks.back().count, 1.0);
   }
   milp.add_row(std::move(budget), MilpSense::kLessEqual, model.pool);
@@ -224,6 +257,10 @@ absl::StatusOr<CountSolution> solve_milp(const CountModel& model, const SolveOpt
       solve_with_lp_solve(milp, seconds_left(start, options.time_limit_s));
   if (!result.ok()) return result.status();
   return count_solution(model, blocks, *result, presolve ? &presolve->incumbent : nullptr);
+}
+
+absl::StatusOr<CountSolution> solve_milp(const CountModel& model, const SolveOptions& options) {
+  return solve_count_milp(model, options, CountEncoding::kSegments);
 }
 
 }  // namespace elastic::alloc

@@ -20,15 +20,21 @@ struct CountInterval {
   int hi = 0;
 };
 
-// Job j's columns. n = sum_k lambda_k * points_k with lambda an SOS2 over points, so the objective
-// sum_k lambda_k * T*v(points_k) - U*grow - D*shrink equals gain_j(n) at every integer n.
+// How a job's piecewise-linear gain is encoded. Both are exact. kSegments (one binary per linear
+// segment, the weights allowed only on the chosen segment's ends) is the default: with lp_solve it
+// solved 50 jobs x 300 nodes in 0.1 s where kSos2 (lp_solve's SOS2 branching) hit a 60 s limit.
+enum class CountEncoding { kSegments, kSos2 };
+
+// Job j's columns. n = sum_k lambda_k * points_k with at most two neighbouring weights non-zero,
+// so the objective sum_k lambda_k * T*v(points_k) - U*grow - D*shrink equals gain_j(n) at every
+// integer n.
 struct CountBlock {
   std::vector<int> points;  // the intervals' ends and gain_j's breakpoints inside them, increasing
   std::vector<int> lambda;  // one weight column per point
   int count = -1;           // integer n_j
-  // One binary per interval when there are gaps (the running binary z_j for {0} U [lo, hi]):
-  // it stops SOS2 from interpolating across a gap such as 0 < n_j < lo.
-  std::vector<int> pieces;
+  // Binaries picking where n_j lies: kSegments, one per segment (none when there is only one);
+  // kSos2, one per interval when there are gaps (the running binary z_j for {0} U [lo, hi]).
+  std::vector<int> selectors;
   int grow = -1;    // binary [n_j > C_j]; -1 when no candidate lies above C_j
   int shrink = -1;  // binary [n_j < C_j]; -1 when no candidate lies below C_j
 };
@@ -40,7 +46,12 @@ std::vector<CountInterval> allowed_intervals(const CountModel& model, std::size_
 // Adds job j's block over `intervals` (disjoint, increasing, non-empty, inside the allowed set;
 // touching ones are merged). `priority` orders the SOS2 branching.
 CountBlock add_count_block(const CountModel& model, std::size_t j,
-                           std::vector<CountInterval> intervals, int priority, MilpModel& milp);
+                           std::vector<CountInterval> intervals, CountEncoding encoding,
+                           int priority, MilpModel& milp);
+
+// solve_milp with a chosen encoding (solve_milp uses kSegments).
+absl::StatusOr<CountSolution> solve_count_milp(const CountModel& model, const SolveOptions& options,
+                                               CountEncoding encoding);
 
 // InvalidArgument when no allocation satisfies every job's floor within the pool, naming the job.
 absl::Status check_count_model(const CountModel& model);

@@ -51,9 +51,9 @@ struct MilpModel {
 };
 
 enum class MilpStatus {
-  kOptimal,                  // proven optimal (within the backend's 1e-9 relative gap)
-  kTimeLimitWithSolution,    // stopped by the time limit; `values` is the best incumbent
-  kTimeLimitWithoutSolution, // stopped by the time limit before any integer solution
+  kOptimal,                   // proven optimal (within the backend's 1e-9 relative gap)
+  kTimeLimitWithSolution,     // stopped by the time limit; `values` is the best incumbent
+  kTimeLimitWithoutSolution,  // stopped by the time limit before any integer solution
   kInfeasible,
 };
 

@@ -9,7 +9,8 @@
 
 namespace elastic::alloc {
 
-absl::StatusOr<CountSolution> solve_node_milp(const CountModel& model, const SolveOptions& options) {
+absl::StatusOr<CountSolution> solve_node_milp(const CountModel& model,
+                                              const SolveOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (absl::Status s = check_count_model(model); !s.ok()) return s;
   long held = 0;
@@ -28,20 +29,21 @@ absl::StatusOr<CountSolution> solve_node_milp(const CountModel& model, const Sol
   // Synthesised nodes 0..N-1; job j holds [offset_j, offset_j + C_j).
   MilpModel milp;
   std::vector<CountBlock> blocks;
-  std::vector<std::vector<std::pair<int, double>>> node_users(
-      static_cast<std::size_t>(model.pool));
+  std::vector<std::vector<std::pair<int, double>>> node_users(static_cast<std::size_t>(model.pool));
   int offset = 0;
   for (std::size_t j = 0; j < model.jobs.size(); ++j) {
     const int current = model.jobs[j].current;
-    const CountBlock& block = blocks.emplace_back(
-        add_count_block(model, j, allowed_intervals(model, j), static_cast<int>(j), milp));
+    const CountBlock& block =
+        blocks.emplace_back(add_count_block(model, j, allowed_intervals(model, j),
+                                            CountEncoding::kSegments, static_cast<int>(j), milp));
     // gain_j / lose_j: did the job take a node it did not hold / release one it held.
     const int gain = milp.add_column(0.0, block.grow >= 0 ? 1.0 : 0.0, true, 0.0);
     const int lose = milp.add_column(0.0, block.shrink >= 0 ? 1.0 : 0.0, true, 0.0);
     milp.add_row({{gain, 1.0}, {lose, 1.0}}, MilpSense::kLessEqual, 1.0);
     // Without migration, gaining is growing and losing is shrinking.
     if (block.grow >= 0) milp.add_row({{block.grow, 1.0}, {gain, -1.0}}, MilpSense::kEqual, 0.0);
-    if (block.shrink >= 0) milp.add_row({{block.shrink, 1.0}, {lose, -1.0}}, MilpSense::kEqual, 0.0);
+    if (block.shrink >= 0)
+      milp.add_row({{block.shrink, 1.0}, {lose, -1.0}}, MilpSense::kEqual, 0.0);
 
     std::vector<std::pair<int, double>> count_link{{block.count, -1.0}};
     if (block.points.back() > 0) {

@@ -118,8 +118,7 @@ TEST(LpSolveBackend, ReportsInfeasible) {
 TEST(LpSolveBackend, RejectsMalformedModels) {
   MilpModel bad_column;
   bad_column.add_column(2, 1, false, 0);
-  EXPECT_EQ(solve_with_lp_solve(bad_column, 1).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(solve_with_lp_solve(bad_column, 1).status().code(), absl::StatusCode::kInvalidArgument);
   MilpModel bad_row;
   bad_row.add_column(0, 1, false, 0);
   bad_row.add_row({{1, 1.0}}, MilpSense::kLessEqual, 1);
@@ -310,10 +309,27 @@ TEST(CountMilp, MatchesBruteForceOnRandomInstances) {
   std::mt19937 rng(20240611);
   for (int i = 0; i < 300; ++i) {
     const CountModel m = random_model(rng, {5, 12, 5});
-    const CountSolution s = solve(m);
-    ASSERT_EQ(s.status, SolveStatus::kOptimal) << "instance " << i;
-    ASSERT_TRUE(near(s.objective, brute_force(m))) << "instance " << i << ": " << s.objective
-                                                   << " vs " << brute_force(m);
+    const double best = brute_force(m);
+    for (bool presolve : {false, true}) {
+      const CountSolution s = solve(m, false, 60, presolve);
+      ASSERT_EQ(s.status, SolveStatus::kOptimal) << "instance " << i;
+      ASSERT_TRUE(near(s.objective, best))
+          << "instance " << i << " presolve " << presolve << ": " << s.objective << " vs " << best;
+    }
+  }
+}
+
+TEST(CountMilp, Sos2EncodingMatchesBruteForce) {
+  std::mt19937 rng(31337);
+  SolveOptions options;
+  options.presolve = false;
+  for (int i = 0; i < 300; ++i) {
+    const CountModel m = random_model(rng, {5, 12, 5});
+    absl::StatusOr<CountSolution> s = solve_count_milp(m, options, CountEncoding::kSos2);
+    ASSERT_TRUE(s.ok()) << s.status();
+    expect_consistent(m, *s);
+    ASSERT_EQ(s->status, SolveStatus::kOptimal) << "instance " << i;
+    ASSERT_TRUE(near(s->objective, brute_force(m))) << "instance " << i;
   }
 }
 
@@ -332,13 +348,13 @@ TEST(NodeMilp, MatchesCountMilpOnRandomInstances) {
 
 // ---- the time limit ------------------------------------------------------------------------
 
-CountModel big_model() {
+CountModel big_model(int jobs, int pool) {
   std::mt19937 rng(99);
   CountModel m;
-  m.pool = 400;
+  m.pool = pool;
   m.horizon_s = 10;
   int unheld = m.pool;
-  for (int j = 0; j < 60; ++j) {
+  for (int j = 0; j < jobs; ++j) {
     std::vector<int> counts;
     std::vector<double> values;
     int c = 0;
@@ -355,16 +371,44 @@ CountModel big_model() {
   return m;
 }
 
+TEST(LpSolveBackend, StopsAtTheTimeLimit) {
+  // Market split (Cornuejols-Dawande): equality knapsacks that defeat branch and bound.
+  std::mt19937 rng(5);
+  MilpModel m;
+  for (int i = 0; i < 40; ++i) m.add_column(0, 1, true, 1);
+  for (int r = 0; r < 4; ++r) {
+    std::vector<std::pair<int, double>> terms;
+    double sum = 0;
+    for (int i = 0; i < 40; ++i) {
+      const double a = std::uniform_int_distribution<int>(0, 99)(rng);
+      terms.emplace_back(i, a);
+      sum += a;
+    }
+    m.add_row(std::move(terms), MilpSense::kEqual, std::floor(sum / 2));
+  }
+  absl::StatusOr<MilpResult> r = solve_with_lp_solve(m, 0.05);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->status == MilpStatus::kTimeLimitWithSolution ||
+              r->status == MilpStatus::kTimeLimitWithoutSolution);
+  EXPECT_EQ(r->values.empty(), r->status == MilpStatus::kTimeLimitWithoutSolution);
+}
+
 TEST(CountMilp, TinyTimeLimitReturnsAFeasibleAllocation) {
-  const CountModel m = big_model();
-  for (bool node_level : {false, true}) {
-    const CountSolution s = solve(m, node_level, 1e-3);
+  const CountModel big = big_model(120, 1000);
+  const CountModel medium = big_model(30, 200);
+  for (const auto& [model, node_level] :
+       {std::pair{&big, false}, std::pair{&medium, true}, std::pair{&medium, false}}) {
+    const CountSolution s = solve(*model, node_level, 1e-3);  // checks feasibility and objective
     EXPECT_EQ(s.status, SolveStatus::kTimeLimit) << "node_level " << node_level;
+    EXPECT_GE(s.objective, fallback_allocation(*model).objective);
   }
   // An already expired limit still answers with a feasible allocation.
-  const CountSolution none = solve(m, false, 0);
+  const CountSolution none = solve(big, false, 0);
   EXPECT_EQ(none.status, SolveStatus::kTimeLimit);
-  EXPECT_GE(none.objective, fallback_allocation(m).objective);
+  EXPECT_GE(none.objective, fallback_allocation(big).objective);
+  // The node MILP on 20 jobs x 100 nodes does not finish in 0.2 s but finds incumbents.
+  const CountSolution node = solve(big_model(20, 100), true, 0.2);
+  EXPECT_EQ(node.status, SolveStatus::kTimeLimit);
 }
 
 }  // namespace
