@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "absl/strings/str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 
@@ -11,24 +11,22 @@ absl::StatusOr<PiecewiseLinear> PiecewiseLinear::create(std::span<const int> cou
                                                         std::span<const double> values,
                                                         std::string_view field) {
   if (counts.size() != values.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": ", counts.size(), " node counts but ",
-                                                   values.size(), " values"));
+    return absl::InvalidArgumentError(fmt::format("{}: {} node counts but {} values", field, counts.size(), values.size()));
   }
-  if (counts.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": empty table"));
+  if (counts.empty()) return absl::InvalidArgumentError(fmt::format("{}: empty table", field));
   PiecewiseLinear table;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(field, ".nodes[", i, "]: negative node count ", counts[i]));
+          fmt::format("{}.nodes[{}]: negative node count {}", field, i, counts[i]));
     }
     if (i > 0 && counts[i] <= counts[i - 1]) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".nodes[", i,
-                                                     "]: node counts must increase (", counts[i - 1],
-                                                     " then ", counts[i], ")"));
+      return absl::InvalidArgumentError(fmt::format("{}.nodes[{}]: node counts must increase ({} then {})", field, i,
+                      counts[i - 1], counts[i]));
     }
     if (!std::isfinite(values[i]) || values[i] < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(field, "[", i, "]: value must be finite and >= 0, got ", values[i]));
+          fmt::format("{}[{}]: value must be finite and >= 0, got {}", field, i, values[i]));
     }
   }
   if (counts.front() > 0) {
