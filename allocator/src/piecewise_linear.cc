@@ -11,7 +11,8 @@ absl::StatusOr<PiecewiseLinear> PiecewiseLinear::create(std::span<const int> cou
                                                         std::span<const double> values,
                                                         std::string_view field) {
   if (counts.size() != values.size()) {
-    return absl::InvalidArgumentError(fmt::format("{}: {} node counts but {} values", field, counts.size(), values.size()));
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {} node counts but {} values", field, counts.size(), values.size()));
   }
   if (counts.empty()) return absl::InvalidArgumentError(fmt::format("{}: empty table", field));
   PiecewiseLinear table;
@@ -21,7 +22,8 @@ absl::StatusOr<PiecewiseLinear> PiecewiseLinear::create(std::span<const int> cou
           fmt::format("{}.nodes[{}]: negative node count {}", field, i, counts[i]));
     }
     if (i > 0 && counts[i] <= counts[i - 1]) {
-      return absl::InvalidArgumentError(fmt::format("{}.nodes[{}]: node counts must increase ({} then {})", field, i,
+      return absl::InvalidArgumentError(
+          fmt::format("{}.nodes[{}]: node counts must increase ({} then {})", field, i,
                       counts[i - 1], counts[i]));
     }
     if (!std::isfinite(values[i]) || values[i] < 0) {
