@@ -1,0 +1,73 @@
+// The event-driven replay: idle-node holes + a training workload + an allocation policy ->
+// what the jobs would have achieved. Semantics (also in `elastic-replay --help`, docs/replay.md):
+//  * Events are node batches (joins/leaves at one instant), job arrivals and job finishes; all
+//    events at one instant are handled together.
+//  * Between events every running job is credited r_j(N_j) x (elapsed time outside its stall);
+//    r_j(N) = 0 below the job's minimum. A job finishes exactly when it reaches Pmax (the finish
+//    instant is computed from its rate and stall end).
+//  * A held node that leaves the pool is lost at once and the job is charged its shrink stall.
+//  * Arrived jobs are admitted first-come-first-served while fewer than max_running are admitted.
+//  * The allocator is called whenever the pool or the set of jobs changed (it is skipped when its
+//    input equals the previous call's, or when only nodes joined and every job is at its maximum);
+//    its plan is applied at once, charging grow (Tcup) / shrink (Tcdw) stalls. Stalls queue: a new
+//    stall starts when the current one ends.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "elastic/allocator/allocation.h"
+#include "elastic/allocator/problem.h"
+#include "elastic/allocator/workload_csv.h"
+#include "elastic/replay/hole_trace.h"
+#include "elastic/replay/metrics.h"
+
+namespace elastic::replay {
+
+using AllocateFn = std::function<absl::StatusOr<alloc::Allocation>(const alloc::Problem&)>;
+
+struct ReplayOptions {
+  alloc::SolverKind solver = alloc::SolverKind::kMilp;
+  alloc::Objective objective = alloc::Objective::kThroughput;
+  double horizon_s = 10.0;
+  double time_limit_s = 10.0;
+  int max_running = 10;
+  bool record_timeline = true;
+  // Called now and then with the fraction of the trace replayed (for a progress indicator).
+  std::function<void(double fraction)> progress;
+  // The allocator; empty = elastic::alloc::allocate.
+  AllocateFn allocate;
+};
+
+// One row per event instant, after the plan was applied.
+struct TimelineRow {
+  double time = 0.0;  // Unix seconds
+  int idle = 0;       // nodes in the idle pool
+  int allocated = 0;  // nodes held by jobs
+  int running = 0;    // admitted jobs
+  int queued = 0;     // arrived, not admitted
+  std::vector<std::pair<int, int>> counts;  // (workload job index, nodes), jobs holding nodes
+};
+
+struct JobOutcome {
+  double arrival = -1.0;  // Unix seconds; < 0: never arrived within the trace
+  double finish = -1.0;   // < 0: not finished
+  double samples = 0.0;
+  int rescales = 0;
+};
+
+struct ReplayResult {
+  Metrics metrics;
+  std::vector<TimelineRow> timeline;
+  std::vector<JobOutcome> jobs;  // same order as the workload
+};
+
+// Errors: the allocator's (with the event time), or InvalidArgument for an empty workload/trace.
+absl::StatusOr<ReplayResult> run_replay(const HoleTrace& trace,
+                                        const std::vector<alloc::WorkloadJob>& workload,
+                                        const ReplayOptions& options);
+
+}  // namespace elastic::replay

@@ -1,0 +1,214 @@
+#include "elastic/replay/report.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "fmt/format.h"
+
+extern char** environ;
+
+namespace elastic::replay {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
+  return absl::OkStatus();
+}
+
+std::string timeline_csv(const std::vector<alloc::WorkloadJob>& workload,
+                         const ReplayResult& result, double start) {
+  std::string out = "time_unix,time_s,idle_nodes,allocated_nodes,running_jobs,queued_jobs,job_counts\n";
+  for (const TimelineRow& row : result.timeline) {
+    fmt::format_to(std::back_inserter(out), "{:.0f},{:.0f},{},{},{},{},", row.time,
+                   row.time - start, row.idle, row.allocated, row.running, row.queued);
+    for (std::size_t i = 0; i < row.counts.size(); ++i) {
+      fmt::format_to(std::back_inserter(out), "{}{}:{}", i == 0 ? "" : ";",
+                     workload[row.counts[i].first].id, row.counts[i].second);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// One rectangle per (job, span of constant allocation): x from, x to, y low, y high, colour.
+std::string allocation_rects(const ReplayResult& result, double start, double end) {
+  struct Open {
+    double from;
+    int lo, hi;
+  };
+  std::map<int, Open> open;  // job -> its rectangle still growing to the right
+  std::string out = "# hours_from hours_to nodes_low nodes_high job\n";
+  auto close = [&](int job, const Open& r, double to) {
+    if (to > r.from) {
+      fmt::format_to(std::back_inserter(out), "{:.5f} {:.5f} {} {} {}\n", (r.from - start) / 3600,
+                     (to - start) / 3600, r.lo, r.hi, job % 64);
+    }
+  };
+  for (const TimelineRow& row : result.timeline) {
+    std::vector<std::pair<int, int>> counts = row.counts;
+    std::sort(counts.begin(), counts.end());  // stack in workload order
+    std::map<int, Open> now;
+    int cum = 0;
+    for (auto [job, n] : counts) {
+      now[job] = {row.time, cum, cum + n};
+      cum += n;
+    }
+    for (auto it = open.begin(); it != open.end();) {
+      auto next = now.find(it->first);
+      if (next != now.end() && next->second.lo == it->second.lo &&
+          next->second.hi == it->second.hi) {
+        now.erase(next);  // unchanged: keep growing
+        ++it;
+        continue;
+      }
+      close(it->first, it->second, row.time);
+      it = open.erase(it);
+    }
+    for (auto& [job, r] : now) open[job] = r;
+  }
+  for (auto& [job, r] : open) close(job, r, end);
+  return out;
+}
+
+std::string hole_cdf(const HoleTrace& trace) {
+  std::vector<double> lengths;
+  lengths.reserve(trace.intervals.size());
+  for (const IdleInterval& iv : trace.intervals) lengths.push_back(iv.end - iv.start);
+  std::sort(lengths.begin(), lengths.end());
+  std::string out = "# hole_length_s fraction_of_holes_not_longer\n";
+  const std::size_t n = lengths.size();
+  const std::size_t step = std::max<std::size_t>(1, n / 5000);  // enough points for a smooth curve
+  for (std::size_t i = 0; i < n; i += step) {
+    fmt::format_to(std::back_inserter(out), "{} {:.6f}\n", lengths[i],
+                   static_cast<double>(i + 1) / static_cast<double>(n));
+  }
+  if (n > 0) fmt::format_to(std::back_inserter(out), "{} 1\n", lengths.back());
+  return out;
+}
+
+// gnuplot string literal: single quotes, a quote doubled.
+std::string quoted(const std::string& s) { return "'" + absl::StrReplaceAll(s, {{"'", "''"}}) + "'"; }
+
+}  // namespace
+
+absl::Status write_outputs(const std::string& dir, const HoleTrace& trace,
+                           const std::vector<alloc::WorkloadJob>& workload,
+                           const ReplayResult& result) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  const fs::path d(dir);
+  if (auto s = write_file(d / "metrics.json", to_json(result.metrics).dump(2) + "\n"); !s.ok()) return s;
+  if (auto s = write_file(d / "timeline.csv", timeline_csv(workload, result, trace.start)); !s.ok()) return s;
+  if (auto s = write_file(d / "allocation_rects.dat", allocation_rects(result, trace.start, trace.end)); !s.ok()) return s;
+  return write_file(d / "hole_cdf.dat", hole_cdf(trace));
+}
+
+std::string write_plots(const std::string& dir) {
+  std::string script = absl::StrCat("cd ", quoted(dir), "\n", R"(set datafile separator ','
+set grid
+set xlabel 'hours since trace start'
+do for [t in 'pngcairo svg'] {
+  ext = (t eq 'svg') ? 'svg' : 'png'
+  if (t eq 'svg') { set terminal svg size 1000,500 } else { set terminal pngcairo size 1000,500 }
+  set output 'idle_vs_allocated.'.ext
+  set title 'Idle nodes and nodes allocated to training jobs'
+  set ylabel 'nodes'
+  set datafile separator ','
+  set logscale x; unset logscale x
+  set xlabel 'hours since trace start'
+  plot 'timeline.csv' skip 1 using ($2/3600):3 with steps lw 1 title 'idle', \
+       '' skip 1 using ($2/3600):4 with steps lw 1 title 'allocated'
+  set output 'allocation_stacked.'.ext
+  set title 'Nodes per job (stacked; colour = job id mod 64)'
+  set datafile separator whitespace
+  set palette model HSV defined (0 0 0.7 0.9, 1 1 0.7 0.9)
+  unset colorbox
+  plot 'allocation_rects.dat' using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 \
+       with boxxyerror fs solid 1.0 noborder lc palette cb 0:63 notitle
+  set output 'hole_cdf.'.ext
+  set title 'CDF of hole (idle interval) lengths'
+  set xlabel 'hole length (s)'
+  set ylabel 'fraction of holes'
+  set logscale x
+  plot 'hole_cdf.dat' using 1:2 with lines lw 2 notitle
+  unset logscale x
+  set xlabel 'hours since trace start'
+  set datafile separator ','
+  set output
+}
+)");
+  const std::string path = (fs::path(dir) / "plots.gp").string();
+  if (auto s = write_file(path, script); !s.ok()) return std::string(s.message());
+  const std::string log_path = (fs::path(dir) / "gnuplot.log").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::string prog = "gnuplot";
+  std::vector<char*> argv{prog.data(), const_cast<char*>(path.c_str()), nullptr};
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return absl::StrCat("gnuplot not found (", std::strerror(rc),
+                        "): plots not drawn; their data and script are in ", dir);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::StrCat("gnuplot failed (see ", log_path, "); the plot data is in ", dir);
+  }
+  return "";
+}
+
+std::string summary_table(const std::vector<const Metrics*>& results) {
+  struct Row {
+    const char* name;
+    std::string (*get)(const Metrics&);
+  };
+  static const Row kRows[] = {
+      {"hole node-hours", [](const Metrics& m) { return fmt::format("{:.0f}", m.hole_node_s / 3600); }},
+      {"allocated node-hours", [](const Metrics& m) { return fmt::format("{:.0f}", m.allocated_node_s / 3600); }},
+      {"utilization", [](const Metrics& m) { return fmt::format("{:.4f}", m.utilization); }},
+      {"ideal samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.ideal_samples); }},
+      {"samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.samples); }},
+      {"elastic efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.elastic_efficiency); }},
+      {"scaling efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.scaling_efficiency); }},
+      {"jobs submitted", [](const Metrics& m) { return fmt::format("{}", m.jobs_submitted); }},
+      {"jobs finished", [](const Metrics& m) { return fmt::format("{}", m.jobs_finished); }},
+      {"rescales", [](const Metrics& m) { return fmt::format("{}", m.rescales); }},
+      {"preemptions", [](const Metrics& m) { return fmt::format("{}", m.preemptions); }},
+      {"solves (skipped)", [](const Metrics& m) { return fmt::format("{} ({})", m.solves, m.solves_skipped); }},
+      {"solve ms p50/p99/max", [](const Metrics& m) { return fmt::format("{:.2f}/{:.2f}/{:.1f}", m.solve_ms_p50, m.solve_ms_p99, m.solve_ms_max); }},
+      {"JCT h p50/p99", [](const Metrics& m) { return fmt::format("{:.2f}/{:.2f}", m.jct_s_p50 / 3600, m.jct_s_p99 / 3600); }},
+      {"replay wall s", [](const Metrics& m) { return fmt::format("{:.2f}", m.wall_s); }},
+  };
+  std::string out = fmt::format("{:<22}", "metric");
+  for (const Metrics* m : results) out += fmt::format(" {:>20}", m->policy);
+  out += '\n';
+  for (const Row& row : kRows) {
+    out += fmt::format("{:<22}", row.name);
+    for (const Metrics* m : results) out += fmt::format(" {:>20}", row.get(*m));
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace elastic::replay

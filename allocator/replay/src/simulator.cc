@@ -1,0 +1,361 @@
+#include "elastic/replay/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/allocator/allocator.h"
+
+namespace elastic::replay {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool non_decreasing(const alloc::PiecewiseLinear& table) {
+  const auto& v = table.values();
+  return std::is_sorted(v.begin(), v.end());
+}
+
+// One admitted job.
+struct Active {
+  std::size_t w = 0;        // workload index
+  std::vector<int> nodes;   // held node indices
+  double progress = 0.0;    // samples done
+  double stall_until = -kInf;
+  double rate = 0.0;        // r_j(N_j), 0 below the minimum
+  double finish = kInf;     // when it reaches Pmax at the current rate
+};
+
+class Replay {
+ public:
+  Replay(const HoleTrace& trace, const std::vector<alloc::WorkloadJob>& workload,
+         const ReplayOptions& options)
+      : trace_(trace), workload_(workload), options_(options) {}
+
+  absl::StatusOr<ReplayResult> run();
+
+ private:
+  void advance(double t1);
+  void charge_stall(Active& job, double stall_s) {
+    job.stall_until = std::max(job.stall_until, now_) + stall_s;
+  }
+  void set_rate(Active& job) {
+    const alloc::WorkloadJob& w = workload_[job.w];
+    const int n = static_cast<int>(job.nodes.size());
+    job.rate = n >= w.min_nodes ? w.scaling.at(n) : 0.0;
+    job.finish = job.rate > 0.0 ? std::max(now_, job.stall_until) +
+                                      (w.target_samples - job.progress) / job.rate
+                                : kInf;
+  }
+  bool solve_needed(bool only_joins) const;
+  absl::Status solve();
+  void record_row();
+
+  const HoleTrace& trace_;
+  const std::vector<alloc::WorkloadJob>& workload_;
+  const ReplayOptions& options_;
+
+  double now_ = 0.0;
+  std::vector<char> in_pool_;
+  std::vector<int> owner_;  // workload index holding the node, -1 none
+  int pool_size_ = 0;
+  int allocated_ = 0;
+  std::vector<Active> active_;      // in admission order
+  std::vector<std::size_t> queue_;  // arrived, waiting (FIFO; front = queue_[queue_head_])
+  std::size_t queue_head_ = 0;
+  std::vector<char> monotone_;
+  std::unordered_map<std::string, int> node_index_;
+  // The allocator's input after a call that changed nothing: the same input gives the same answer.
+  std::vector<int> stable_key_;
+  std::vector<double> solve_ms_;
+  ReplayResult result_;
+};
+
+void Replay::advance(double t1) {
+  const double dt = t1 - now_;
+  if (dt <= 0.0) return;
+  Metrics& m = result_.metrics;
+  m.hole_node_s += pool_size_ * dt;
+  m.allocated_node_s += allocated_ * dt;
+  for (Active& job : active_) {
+    const alloc::WorkloadJob& w = workload_[job.w];
+    const double n = static_cast<double>(job.nodes.size());
+    m.ideal_samples += job.rate * dt;
+    m.scaling_ideal_samples += n * w.scaling.at(1.0) * dt;
+    const double working = std::max(0.0, t1 - std::max(now_, job.stall_until));
+    job.progress = std::min(w.target_samples, job.progress + job.rate * working);
+  }
+  now_ = t1;
+}
+
+bool Replay::solve_needed(bool only_joins) const {
+  if (active_.empty()) return false;
+  if (only_joins) {
+    // More nodes help nobody when every job is at its maximum and values never fall with size.
+    bool all_full = true;
+    for (const Active& job : active_) {
+      const alloc::WorkloadJob& w = workload_[job.w];
+      all_full = all_full && monotone_[job.w] &&
+                 static_cast<int>(job.nodes.size()) >= w.max_nodes;
+    }
+    if (all_full) return false;
+  }
+  std::vector<int> key{pool_size_};
+  for (const Active& job : active_) {
+    key.push_back(static_cast<int>(job.w));
+    key.push_back(static_cast<int>(job.nodes.size()));
+  }
+  return key != stable_key_;
+}
+
+absl::Status Replay::solve() {
+  alloc::Problem problem;
+  problem.horizon_s = options_.horizon_s;
+  problem.objective = options_.objective;
+  problem.solver = options_.solver;
+  problem.time_limit_s = options_.time_limit_s;
+  problem.nodes.reserve(pool_size_);
+  for (std::size_t i = 0; i < in_pool_.size(); ++i) {
+    if (in_pool_[i]) problem.nodes.emplace_back().name = trace_.node_names[i];
+  }
+  problem.jobs.reserve(active_.size());
+  for (const Active& job : active_) {
+    const alloc::WorkloadJob& w = workload_[job.w];
+    alloc::Job& j = problem.jobs.emplace_back();
+    j.id = w.id;
+    j.min_nodes = w.min_nodes;
+    j.max_nodes = w.max_nodes;
+    for (int node : job.nodes) j.nodes.push_back(trace_.node_names[node]);
+    j.scaling = w.scaling;
+    if (!w.value.empty()) j.value = w.value;
+    j.grow_stall_s = w.grow_stall_s;
+    j.shrink_stall_s = w.shrink_stall_s;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::StatusOr<alloc::Allocation> plan =
+      options_.allocate ? options_.allocate(problem) : alloc::allocate(problem);
+  solve_ms_.push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  ++result_.metrics.solves;
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(), absl::StrCat("allocator at t=", now_, " (",
+                                                           now_ - trace_.start, " s into the trace): ",
+                                                           plan.status().message()));
+  }
+  if (plan->status == alloc::SolveStatus::kTimeLimit) ++result_.metrics.solves_not_optimal;
+  if (plan->jobs.size() != active_.size()) {
+    return absl::InternalError("allocator returned a plan for a different number of jobs");
+  }
+  // Release first, then take: a node may pass from a shrinking job to a growing one.
+  std::vector<std::vector<int>> wanted(active_.size());
+  bool changed = false;
+  for (std::size_t i = 0; i < active_.size(); ++i) {
+    for (const std::string& name : plan->jobs[i].nodes) {
+      auto it = node_index_.find(name);
+      if (it == node_index_.end() || !in_pool_[it->second]) {
+        return absl::InternalError(absl::StrCat("allocator gave job ", workload_[active_[i].w].id,
+                                                " node '", name, "', which is not idle"));
+      }
+      wanted[i].push_back(it->second);
+    }
+    std::sort(wanted[i].begin(), wanted[i].end());
+    std::vector<int> held = active_[i].nodes;
+    std::sort(held.begin(), held.end());
+    if (held == wanted[i]) continue;
+    changed = true;
+    for (int node : active_[i].nodes) owner_[node] = -1;
+    allocated_ -= static_cast<int>(active_[i].nodes.size());
+  }
+  for (std::size_t i = 0; i < active_.size() && changed; ++i) {
+    Active& job = active_[i];
+    std::vector<int> held = job.nodes;
+    std::sort(held.begin(), held.end());
+    if (held == wanted[i]) continue;
+    for (int node : wanted[i]) {
+      if (owner_[node] != -1) {
+        return absl::InternalError(absl::StrCat("allocator gave node ", trace_.node_names[node],
+                                                " to two jobs"));
+      }
+      owner_[node] = static_cast<int>(job.w);
+    }
+    allocated_ += static_cast<int>(wanted[i].size());
+    const alloc::WorkloadJob& w = workload_[job.w];
+    if (wanted[i].size() != held.size()) {
+      charge_stall(job, wanted[i].size() > held.size() ? w.grow_stall_s : w.shrink_stall_s);
+      ++result_.metrics.rescales;
+      ++result_.jobs[job.w].rescales;
+    }
+    job.nodes = std::move(wanted[i]);
+    set_rate(job);
+  }
+  if (!changed) {
+    stable_key_ = {pool_size_};
+    for (const Active& job : active_) {
+      stable_key_.push_back(static_cast<int>(job.w));
+      stable_key_.push_back(static_cast<int>(job.nodes.size()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Replay::record_row() {
+  if (!options_.record_timeline) return;
+  TimelineRow row;
+  row.time = now_;
+  row.idle = pool_size_;
+  row.allocated = allocated_;
+  row.running = static_cast<int>(active_.size());
+  row.queued = static_cast<int>(queue_.size() - queue_head_);
+  for (const Active& job : active_) {
+    if (!job.nodes.empty()) row.counts.emplace_back(static_cast<int>(job.w), static_cast<int>(job.nodes.size()));
+  }
+  result_.timeline.push_back(std::move(row));
+}
+
+absl::StatusOr<ReplayResult> Replay::run() {
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (trace_.intervals.empty()) return absl::InvalidArgumentError("empty trace: no idle intervals");
+  if (workload_.empty()) return absl::InvalidArgumentError("empty workload: no jobs");
+  const std::vector<NodeBatch> batches = node_batches(trace_);
+  const std::size_t n_nodes = trace_.node_names.size();
+  in_pool_.assign(n_nodes, 0);
+  owner_.assign(n_nodes, -1);
+  for (std::size_t i = 0; i < n_nodes; ++i) node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
+  result_.jobs.resize(workload_.size());
+  monotone_.resize(workload_.size());
+  for (std::size_t i = 0; i < workload_.size(); ++i) {
+    monotone_[i] = non_decreasing(workload_[i].scaling) &&
+                   (workload_[i].value.empty() || non_decreasing(workload_[i].value));
+  }
+
+  // Arrivals: Tsub shifted so that the first submission is at the trace start.
+  std::vector<std::size_t> arrivals(workload_.size());
+  std::iota(arrivals.begin(), arrivals.end(), 0);
+  std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::size_t a, std::size_t b) {
+    return workload_[a].submit_unix < workload_[b].submit_unix;
+  });
+  const double shift = trace_.start - workload_[arrivals.front()].submit_unix;
+  auto arrival_time = [&](std::size_t k) { return workload_[arrivals[k]].submit_unix + shift; };
+
+  Metrics& m = result_.metrics;
+  m.trace_start = trace_.start;
+  m.trace_end = trace_.end;
+  m.nodes = static_cast<int>(n_nodes);
+  m.jobs_in_workload = static_cast<std::int64_t>(workload_.size());
+  m.input = trace_.stats;
+  now_ = trace_.start;
+  std::size_t next_batch = 0, next_arrival = 0;
+  std::vector<double> completion_s;
+
+  while (true) {
+    double t = trace_.end;
+    if (next_batch < batches.size()) t = std::min(t, batches[next_batch].time);
+    if (next_arrival < arrivals.size()) t = std::min(t, arrival_time(next_arrival));
+    for (const Active& job : active_) t = std::min(t, job.finish);
+    if (t >= trace_.end) {
+      advance(trace_.end);
+      break;
+    }
+    advance(t);
+    ++m.events;
+    bool jobs_changed = false, pool_changed = false, only_joins = true;
+
+    // Finishes: exactly at Pmax.
+    for (std::size_t i = 0; i < active_.size();) {
+      Active& job = active_[i];
+      if (job.finish > t) {
+        ++i;
+        continue;
+      }
+      const alloc::WorkloadJob& w = workload_[job.w];
+      job.progress = w.target_samples;
+      for (int node : job.nodes) owner_[node] = -1;
+      allocated_ -= static_cast<int>(job.nodes.size());
+      JobOutcome& out = result_.jobs[job.w];
+      out.finish = t;
+      out.samples = job.progress;
+      completion_s.push_back(t - out.arrival);
+      ++m.jobs_finished;
+      active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+      jobs_changed = true;
+    }
+    // Node joins and leaves; a held node that leaves is lost at once.
+    if (next_batch < batches.size() && batches[next_batch].time == t) {
+      const NodeBatch& batch = batches[next_batch++];
+      for (int node : batch.leaves) {
+        if (!in_pool_[node]) continue;
+        in_pool_[node] = 0;
+        --pool_size_;
+        pool_changed = true;
+        only_joins = false;
+        if (owner_[node] < 0) continue;
+        for (Active& job : active_) {
+          if (static_cast<int>(job.w) != owner_[node]) continue;
+          job.nodes.erase(std::find(job.nodes.begin(), job.nodes.end(), node));
+          charge_stall(job, workload_[job.w].shrink_stall_s);
+          set_rate(job);
+          ++m.preemptions;
+        }
+        owner_[node] = -1;
+        --allocated_;
+      }
+      for (int node : batch.joins) {
+        if (in_pool_[node]) continue;
+        in_pool_[node] = 1;
+        ++pool_size_;
+        pool_changed = true;
+      }
+    }
+    // Arrivals, then first-come-first-served admission.
+    while (next_arrival < arrivals.size() && arrival_time(next_arrival) <= t) {
+      const std::size_t w = arrivals[next_arrival++];
+      result_.jobs[w].arrival = t;
+      queue_.push_back(w);
+      ++m.jobs_submitted;
+    }
+    while (queue_head_ < queue_.size() && static_cast<int>(active_.size()) < options_.max_running) {
+      Active job;
+      job.w = queue_[queue_head_++];
+      active_.push_back(std::move(job));
+      jobs_changed = true;
+    }
+    if ((jobs_changed || pool_changed) && solve_needed(only_joins && !jobs_changed)) {
+      if (absl::Status s = solve(); !s.ok()) return s;
+    } else if (jobs_changed || pool_changed) {
+      ++m.solves_skipped;
+    }
+    record_row();
+    if (options_.progress && (m.events & 255) == 0) {
+      options_.progress((t - trace_.start) / (trace_.end - trace_.start));
+    }
+  }
+
+  for (const Active& job : active_) result_.jobs[job.w].samples = job.progress;
+  for (const JobOutcome& out : result_.jobs) m.samples += out.samples;
+  m.utilization = m.hole_node_s > 0 ? m.allocated_node_s / m.hole_node_s : 0.0;
+  m.elastic_efficiency = m.ideal_samples > 0 ? m.samples / m.ideal_samples : 0.0;
+  m.scaling_efficiency = m.scaling_ideal_samples > 0 ? m.samples / m.scaling_ideal_samples : 0.0;
+  m.solve_ms_p50 = percentile(solve_ms_, 50);
+  m.solve_ms_p99 = percentile(solve_ms_, 99);
+  m.solve_ms_max = solve_ms_.empty() ? 0.0 : *std::max_element(solve_ms_.begin(), solve_ms_.end());
+  m.jct_s_p50 = percentile(completion_s, 50);
+  m.jct_s_p99 = percentile(completion_s, 99);
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (options_.progress) options_.progress(1.0);
+  return std::move(result_);
+}
+
+}  // namespace
+
+absl::StatusOr<ReplayResult> run_replay(const HoleTrace& trace,
+                                        const std::vector<alloc::WorkloadJob>& workload,
+                                        const ReplayOptions& options) {
+  Replay replay(trace, workload, options);
+  return replay.run();
+}
+
+}  // namespace elastic::replay

@@ -1,0 +1,232 @@
+// elastic-replay: replays idle-node holes from a real scheduler log with a DNN training workload
+// through the allocator and reports what the jobs achieved (docs/replay.md).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "elastic/allocator/workload_csv.h"
+#include "elastic/replay/interval_csv.h"
+#include "elastic/replay/report.h"
+#include "elastic/replay/simulator.h"
+#include "elastic/replay/swf_holes.h"
+#include "elastic/replay/swf_log.h"
+#include "fmt/format.h"
+
+namespace {
+
+using namespace elastic;
+
+constexpr int kBadInput = 2;
+constexpr int kFailed = 1;
+
+constexpr const char* kSemantics = R"(
+Semantics:
+  Holes: an interval CSV (node,idle_start_unix,idle_end_unix[,duration_s][,censored]) keeps its
+  node names; an SWF log gives capacity (header MaxNodes or --capacity) minus busy nodes, with the
+  recorded schedule (start = submit + wait) or, without wait times, FCFS + EASY backfill on the
+  requested times; jobs larger than the capacity are cut to it (counted). SWF nodes are named
+  node0000.. and a starting job takes the lowest-numbered free nodes.
+  Jobs arrive at Tsub shifted so the first submission is at the trace start (after --start), and
+  finish exactly when they have processed Pmax samples.
+  Events: node joins/leaves (all at one instant together), job arrivals, job finishes. At each:
+   1. every running job is credited r(N) x (elapsed time outside its stall); r(N) = 0 below Jmin;
+   2. finished jobs release their nodes; a held node that leaves is lost at once and its job is
+      charged its shrink stall (Tcdw);
+   3. arrived jobs are admitted first-come-first-served while fewer than --max-running are admitted;
+   4. the allocator (--solver, --horizon, --objective) re-plans unless its input is unchanged, and
+      the plan is applied at once: a job that grows (also from 0) is charged Tcup, one that shrinks
+      Tcdw. Stalls queue: a new one starts when the current one ends. No samples are made in a stall.
+  Metrics (../shared/DESIGN.md): H = integral of idle nodes, A = integral of allocated nodes,
+  utilization A/H; ideal samples I = sum integral r(N) dt; samples S (stalls removed);
+  elastic efficiency S/I; scaling efficiency S / sum integral N r(1) dt; completion time =
+  finish - arrival (finished jobs). Exit codes: 0 ok, 2 bad input, 1 other failure.
+)";
+
+std::optional<alloc::SolverKind> solver_kind(const std::string& name) {
+  if (name == "milp") return alloc::SolverKind::kMilp;
+  if (name == "dp") return alloc::SolverKind::kDp;
+  if (name == "equal-share") return alloc::SolverKind::kEqualShare;
+  if (name == "node-milp") return alloc::SolverKind::kNodeMilp;
+  return std::nullopt;
+}
+
+// "1613000000" (Unix seconds) or "+3600" (seconds after the trace start).
+struct TimeArg {
+  double value = 0.0;
+  bool relative = false;
+};
+
+std::optional<TimeArg> parse_time(std::string text) {
+  TimeArg t;
+  text = std::string(absl::StripAsciiWhitespace(text));
+  if (!text.empty() && text.front() == '+') {
+    t.relative = true;
+    text.erase(0, 1);
+  }
+  if (!absl::SimpleAtod(text, &t.value)) return std::nullopt;
+  return t;
+}
+
+int exit_code(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kInvalidArgument || s.code() == absl::StatusCode::kNotFound ||
+                 s.code() == absl::StatusCode::kDataLoss || s.code() == absl::StatusCode::kOutOfRange
+             ? kBadInput
+             : kFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"elastic-replay: how much DNN training would this machine's idle nodes give?"};
+  app.footer(kSemantics);
+  std::string trace_path, workload_path, out_dir = "replay-out", solver = "milp", compare;
+  std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
+  double horizon = 10.0, time_limit = 10.0;
+  int max_running = 10, capacity = 0;
+  bool lenient = false, no_plots = false;
+  app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
+  app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
+      ->required();
+  app.add_option("--out", out_dir, "Output folder")->capture_default_str();
+  app.add_option("--solver", solver, "milp | dp | equal-share | node-milp")->capture_default_str();
+  app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
+  app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
+  app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
+  app.add_option("--max-running", max_running, "Jobs admitted at once")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--time-limit", time_limit, "Solver time limit per call (s)")->capture_default_str();
+  app.add_option("--format", format, "Trace format: auto | intervals | swf")->capture_default_str();
+  app.add_option("--capacity", capacity, "SWF machine size (default: header MaxNodes)");
+  app.add_option("--swf-schedule", schedule, "auto | recorded | easy")->capture_default_str();
+  app.add_option("--start", start_arg, "Window start: Unix seconds, or +seconds after the trace start");
+  app.add_option("--end", end_arg, "Window end: Unix seconds, or +seconds after the trace start");
+  app.add_flag("--lenient", lenient, "Skip malformed trace lines (counted in metrics.json)");
+  app.add_flag("--no-plots", no_plots, "Write data only, do not run gnuplot");
+  CLI11_PARSE(app, argc, argv);
+
+  auto bad = [](const std::string& what) {
+    std::cerr << "elastic-replay: " << what << "\n";
+    return kBadInput;
+  };
+  std::vector<std::string> policies =
+      compare.empty() ? std::vector<std::string>{solver}
+                      : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
+  for (const std::string& p : policies) {
+    if (!solver_kind(p)) return bad("unknown solver '" + p + "' (milp, dp, equal-share, node-milp)");
+  }
+  static const std::map<std::string, alloc::Objective> kObjectives{
+      {"throughput", alloc::Objective::kThroughput}, {"speedup", alloc::Objective::kSpeedup},
+      {"weighted", alloc::Objective::kWeighted}, {"fair", alloc::Objective::kFair}};
+  if (!kObjectives.contains(objective)) return bad("unknown --objective '" + objective + "'");
+  if (!(horizon > 0)) return bad("--horizon must be > 0");
+  std::optional<TimeArg> start_t, end_t;
+  if (!start_arg.empty() && !(start_t = parse_time(start_arg))) return bad("--start: not a time: " + start_arg);
+  if (!end_arg.empty() && !(end_t = parse_time(end_arg))) return bad("--end: not a time: " + end_arg);
+
+  // Holes.
+  const replay::ReadOptions read{.lenient = lenient};
+  if (format == "auto") {
+    format = absl::StrContains(trace_path, ".swf") ? "swf" : "intervals";
+  }
+  absl::StatusOr<replay::HoleTrace> trace;
+  if (format == "swf") {
+    replay::SwfHoleOptions so;
+    so.capacity = capacity;
+    if (schedule == "recorded") so.schedule = replay::SwfSchedule::kRecorded;
+    else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
+    else if (schedule != "auto") return bad("unknown --swf-schedule '" + schedule + "'");
+    absl::StatusOr<replay::SwfLog> log = replay::load_swf(trace_path, read);
+    if (!log.ok()) return bad(std::string(log.status().message()));
+    trace = replay::holes_from_swf(*log, so);
+  } else if (format == "intervals") {
+    trace = replay::load_interval_csv(trace_path, read);
+  } else {
+    return bad("unknown --format '" + format + "'");
+  }
+  if (!trace.ok()) return bad(trace_path + ": " + std::string(trace.status().message()));
+  if (start_t || end_t) {
+    std::optional<double> lo, hi;
+    const double base = trace->start;
+    if (start_t) lo = start_t->relative ? base + start_t->value : start_t->value;
+    if (end_t) hi = end_t->relative ? base + end_t->value : end_t->value;
+    if (absl::Status s = replay::clip_to_window(*trace, lo, hi); !s.ok()) {
+      return bad(std::string(s.message()));
+    }
+    if (trace->intervals.empty()) return bad("empty trace: no idle node in the window");
+  }
+
+  absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
+  if (!workload.ok()) return bad(std::string(workload.status().message()));
+  if (workload->empty()) return bad(workload_path + ": empty workload");
+
+  std::vector<replay::ReplayResult> results;
+  results.reserve(policies.size());
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  for (const std::string& policy : policies) {
+    replay::ReplayOptions options;
+    options.solver = *solver_kind(policy);
+    options.objective = kObjectives.at(objective);
+    options.horizon_s = horizon;
+    options.time_limit_s = time_limit;
+    options.max_running = max_running;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto last = t0;
+    int last_decile = -1;
+    bool shown = false;
+    options.progress = [&](double fraction) {
+      const auto now = std::chrono::steady_clock::now();
+      const double elapsed = std::chrono::duration<double>(now - t0).count();
+      if (elapsed < 2.0 && fraction < 1.0) return;  // short runs stay quiet
+      if (fraction >= 1.0 && !shown) return;
+      if (tty) {
+        if (fraction < 1.0 && std::chrono::duration<double>(now - last).count() < 0.25) return;
+        fmt::print(stderr, "\r[{}] {:5.1f}% of the trace, {:.1f} s{}", policy, 100 * fraction,
+                   elapsed, fraction >= 1.0 ? "\n" : "");
+      } else {
+        const int decile = static_cast<int>(fraction * 10);
+        if (decile == last_decile) return;
+        last_decile = decile;
+        fmt::print(stderr, "[{}] {:.0f}% of the trace, {:.1f} s\n", policy, 100 * fraction, elapsed);
+      }
+      shown = true;
+      last = now;
+    };
+    absl::StatusOr<replay::ReplayResult> result = replay::run_replay(*trace, *workload, options);
+    if (!result.ok()) {
+      std::cerr << "elastic-replay: " << result.status().message() << "\n";
+      return exit_code(result.status());
+    }
+    result->metrics.policy = policy;
+    const std::string dir =
+        policies.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
+    if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
+      std::cerr << "elastic-replay: " << s.message() << "\n";
+      return kFailed;
+    }
+    if (!no_plots) {
+      if (std::string warning = replay::write_plots(dir); !warning.empty()) {
+        std::cerr << "elastic-replay: warning: " << warning << "\n";
+      }
+    }
+    results.push_back(std::move(*result));
+  }
+
+  const replay::HoleTrace& t = *trace;
+  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs)\n", trace_path,
+             t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(), workload_path,
+             workload->size());
+  std::vector<const replay::Metrics*> table;
+  for (const auto& r : results) table.push_back(&r.metrics);
+  fmt::print("{}", replay::summary_table(table));
+  fmt::print("outputs in {}\n", out_dir);
+  return 0;
+}

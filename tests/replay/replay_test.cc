@@ -1,0 +1,395 @@
+// Tests of the trace replay: hole extraction (interval CSV, SWF, EASY backfill), the simulator's
+// progress/stall accounting on a scenario computed by hand, bad input, and an end-to-end replay of
+// the shared Summit slice checking the metrics' invariants.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "elastic/allocator/workload_csv.h"
+#include "elastic/replay/easy_backfill.h"
+#include "elastic/replay/hole_trace.h"
+#include "elastic/replay/interval_csv.h"
+#include "elastic/replay/report.h"
+#include "elastic/replay/simulator.h"
+#include "elastic/replay/swf_holes.h"
+#include "elastic/replay/swf_log.h"
+
+namespace elastic::replay {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = ELASTIC_SHARED_DATA;
+const std::string kSummit =
+    kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+const std::string kIntervals =
+    "node,idle_start_unix,idle_end_unix,duration_s,censored\n"
+    "a,100,200,100,0\n"
+    "a,200,250,50,0\n"  // touches the previous one: one hole [100,250)
+    "b,150,400,250,1\n"  // open at the end of the slice
+    "c,300,350,50,0\n";
+
+TEST(IntervalCsv, KnownHolesAndBatches) {
+  absl::StatusOr<HoleTrace> t = parse_interval_csv("t.csv", lines_of(kIntervals), {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->node_names, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(t->start, 100);
+  EXPECT_EQ(t->end, 400);
+  ASSERT_EQ(t->intervals.size(), 3u);
+  EXPECT_EQ(t->intervals[0].end, 250);
+  EXPECT_TRUE(t->intervals[1].censored);
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 150 + 250 + 50);
+
+  const std::vector<NodeBatch> b = node_batches(*t);
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(b[0].time, 100);
+  EXPECT_EQ(b[0].joins, std::vector<int>{0});
+  EXPECT_EQ(b[1].time, 150);
+  EXPECT_EQ(b[1].joins, std::vector<int>{1});
+  EXPECT_EQ(b[2].time, 250);
+  EXPECT_EQ(b[2].leaves, std::vector<int>{0});
+  EXPECT_EQ(b[3].time, 300);
+  EXPECT_EQ(b[4].time, 350);
+  EXPECT_EQ(b[4].leaves, std::vector<int>{2});  // b is censored: it never leaves
+}
+
+TEST(IntervalCsv, WindowCutsAndOpensIntervals) {
+  absl::StatusOr<HoleTrace> t = parse_interval_csv("t.csv", lines_of(kIntervals), {});
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(clip_to_window(*t, 120.0, 320.0).ok());
+  EXPECT_EQ(t->start, 120);
+  EXPECT_EQ(t->end, 320);
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 130 + 170 + 20);
+  for (const IdleInterval& iv : t->intervals) EXPECT_EQ(iv.censored, iv.end == 320) << iv.node;
+  EXPECT_FALSE(clip_to_window(*t, 500.0, 600.0).ok());
+  EXPECT_FALSE(clip_to_window(*t, 300.0, 200.0).ok());
+}
+
+TEST(IntervalCsv, BadInputNamesFileLineAndColumn) {
+  auto parse = [](const std::string& text, bool lenient = false) {
+    return parse_interval_csv("t.csv", lines_of(text), {.lenient = lenient});
+  };
+  const std::string header = "node,idle_start_unix,idle_end_unix,duration_s,censored\n";
+  absl::StatusOr<HoleTrace> t = parse(header + "a,1,2,1,0\na,5,x,1,0\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("t.csv:3"), std::string::npos) << t.status();
+  EXPECT_NE(t.status().message().find("idle_end_unix"), std::string::npos) << t.status();
+
+  t = parse(header + "a,1,2,1,0\na,5,x,1,0\nb,3,9,6,0\n", true);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->stats.skipped_lines, 1);
+  EXPECT_EQ(t->intervals.size(), 2u);
+
+  t = parse("node,idle_start_unix,idle_end_unix,colour\na,1,2,red\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("unknown column 'colour'"), std::string::npos);
+
+  t = parse(header + "a,10,5,-5,0\n");  // ends before it starts
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("backwards"), std::string::npos) << t.status();
+
+  t = parse(header + "a,10,50,40,0\na,40,60,20,0\n");  // overlaps the node's previous hole
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("t.csv:3"), std::string::npos) << t.status();
+
+  t = parse(header);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("empty trace"), std::string::npos);
+
+  t = parse(header + "a,1,2,1\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("t.csv:2"), std::string::npos);
+}
+
+TEST(IntervalCsv, CorruptedRealFileIsRejectedWithItsLine) {
+  absl::StatusOr<std::vector<std::string>> lines = read_lines(kSummit);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  ASSERT_GT(lines->size(), 1000u);
+  (*lines)[999] = "c05n06,16129x0744,1612960916,172,0";
+  const fs::path path = fs::temp_directory_path() / "replay_test_corrupt.csv";
+  {
+    std::ofstream out(path);
+    for (const std::string& l : *lines) out << l << '\n';
+  }
+  absl::StatusOr<HoleTrace> t = load_interval_csv(path.string(), {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find(path.string() + ":1000"), std::string::npos) << t.status();
+  t = load_interval_csv(path.string(), {.lenient = true});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->stats.skipped_lines, 1);
+  fs::remove(path);
+}
+
+// Capacity 4. j1 [1000,1100) 2 nodes; j2 [1050,1150) wants 3 but finds 2 free (overlap beyond the
+// capacity); j3 [1210,1260) wants 8 > capacity; j4 has no run time.
+const std::string kSwf =
+    "; UnixStartTime: 1000\n"
+    "; MaxNodes: 4 (batch partition)\n"
+    "1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"
+    "2 50 0 100 3 -1 -1 3 100 -1 1 1 1 1 1 -1 -1 -1\n"
+    "3 200 10 50 8 -1 -1 8 60 -1 1 1 1 1 1 -1 -1 -1\n"
+    "4 220 0 -1 1 -1 -1 1 60 -1 5 1 1 1 1 -1 -1 -1\n";
+
+TEST(SwfHoles, RecordedScheduleKnownHoles) {
+  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(kSwf), {});
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ(log->max_nodes, 4);
+  EXPECT_EQ(log->unix_start, 1000);
+  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->node_names.size(), 4u);
+  EXPECT_EQ(t->node_names[0], "node0000");
+  EXPECT_EQ(t->start, 1000);
+  EXPECT_EQ(t->end, 1260);
+  EXPECT_EQ(t->stats.clipped_jobs, 1);
+  EXPECT_EQ(t->stats.oversubscribed_jobs, 1);
+  EXPECT_EQ(t->stats.ignored_jobs, 1);
+  // node0/1: idle [1100,1210); node2/3: idle [1000,1050) and [1150,1210).
+  struct Want {
+    int node;
+    double start, end;
+  };
+  const std::vector<Want> want = {{0, 1100, 1210}, {1, 1100, 1210}, {2, 1000, 1050},
+                                  {2, 1150, 1210}, {3, 1000, 1050}, {3, 1150, 1210}};
+  ASSERT_EQ(t->intervals.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(t->intervals[i].node, want[i].node) << i;
+    EXPECT_EQ(t->intervals[i].start, want[i].start) << i;
+    EXPECT_EQ(t->intervals[i].end, want[i].end) << i;
+    EXPECT_FALSE(t->intervals[i].censored);
+  }
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 440);
+}
+
+TEST(SwfHoles, CapacityOptionAndOpenHolesAtTheEnd) {
+  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(kSwf), {});
+  ASSERT_TRUE(log.ok());
+  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {.capacity = 10});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->stats.clipped_jobs, 0);
+  EXPECT_EQ(t->stats.oversubscribed_jobs, 0);
+  // Nodes 8 and 9 are never used: idle from 1000 to the end, open there.
+  int open = 0;
+  for (const IdleInterval& iv : t->intervals) open += iv.censored ? 1 : 0;
+  EXPECT_EQ(open, 2);
+  // busy node-seconds = 2*100 + 3*100 + 8*50 = 900 of 10 * 260
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 2600 - 900);
+}
+
+TEST(SwfLog, BadLinesAndMissingCapacity) {
+  absl::StatusOr<SwfLog> log =
+      parse_swf("t.swf", lines_of("; MaxNodes: 4\n1 0 0 100 2 -1 -1 2 100 -1 1 1 1\n"), {});
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("t.swf:2"), std::string::npos) << log.status();
+  log = parse_swf("t.swf", lines_of("; MaxNodes: 4\n1 0 0 1OO 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("field 4"), std::string::npos) << log.status();
+  log = parse_swf("t.swf", lines_of("1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE(holes_from_swf(*log, {}).ok());  // no MaxNodes and no --capacity
+  EXPECT_TRUE(holes_from_swf(*log, {.capacity = 4}).ok());
+  EXPECT_FALSE(parse_swf("t.swf", lines_of("; MaxNodes: 4\n"), {}).ok());  // no jobs
+}
+
+// A textbook EASY case on 10 nodes (times in s): A holds 6, B (8 nodes) must wait for A; C backfills
+// on the 2 nodes B will not need, D backfills because it ends before B's reservation, E later fills
+// the gap D leaves, F does not (it would delay B).
+TEST(EasyBackfill, TextbookExample) {
+  const std::vector<BatchJob> jobs = {
+      {.submit = 0, .run = 10, .estimate = 10, .nodes = 6},  // A
+      {.submit = 1, .run = 5, .estimate = 5, .nodes = 8},    // B
+      {.submit = 2, .run = 20, .estimate = 20, .nodes = 2},  // C
+      {.submit = 3, .run = 5, .estimate = 5, .nodes = 2},    // D
+      {.submit = 4, .run = 1, .estimate = 1, .nodes = 1},    // E
+      {.submit = 5, .run = 10, .estimate = 10, .nodes = 2},  // F
+  };
+  EXPECT_EQ(easy_backfill(jobs, 10), (std::vector<double>{0, 10, 2, 3, 8, 15}));
+}
+
+TEST(EasyBackfill, EstimatesDecideActualRunTimesEnd) {
+  // B's reservation is at A's estimated end (100), so C (ends at 51) backfills at 1. A really ends
+  // at 20, but then B still has to wait for C's node: it starts at 51.
+  const std::vector<BatchJob> jobs = {
+      {.submit = 0, .run = 20, .estimate = 100, .nodes = 3},
+      {.submit = 1, .run = 10, .estimate = 10, .nodes = 4},
+      {.submit = 1, .run = 50, .estimate = 50, .nodes = 1},
+  };
+  EXPECT_EQ(easy_backfill(jobs, 4), (std::vector<double>{0, 51, 1}));
+}
+
+TEST(SwfHoles, LogWithoutWaitTimesIsResimulated) {
+  // The EASY example above as an SWF log without wait times (field 3 = -1).
+  const std::string swf =
+      "; MaxNodes: 10\n"
+      "1 0 -1 10 6 -1 -1 6 10 -1 1 1 1 1 1 -1 -1 -1\n"
+      "2 1 -1 5 8 -1 -1 8 5 -1 1 1 1 1 1 -1 -1 -1\n"
+      "3 2 -1 20 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n";
+  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(swf), {});
+  ASSERT_TRUE(log.ok());
+  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  // A [0,10) 6, C [2,22) 2, B [10,15) 8: busy = 60 + 40 + 40 = 140 of 10 * 22 node-s.
+  EXPECT_EQ(t->end, 22);
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 220 - 140);
+  EXPECT_FALSE(holes_from_swf(*log, {.schedule = SwfSchedule::kRecorded}).ok());
+}
+
+alloc::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, double shrink,
+                            double pmax, double submit) {
+  alloc::WorkloadJob j;
+  j.id = id;
+  j.grow_stall_s = grow;
+  j.shrink_stall_s = shrink;
+  j.min_nodes = 1;
+  j.max_nodes = max_nodes;
+  j.target_samples = pmax;
+  j.submit_unix = submit;
+  const std::vector<int> ns = {0, 1, 2};
+  const std::vector<double> ps = {0, 10, 20};
+  j.scaling = *alloc::PiecewiseLinear::create(ns, ps);
+  j.value = j.scaling;
+  return j;
+}
+
+class Accounting : public ::testing::TestWithParam<alloc::SolverKind> {};
+
+// Nodes n0, n1 idle over [0,1000); n1 leaves at 100 and comes back at 200. Job A (2 nodes max,
+// Tcup 5, Tcdw 3, Pmax 3000) arrives at 0, job B (Tcup 4, Pmax 1000) at 200; r(n) = 10 n.
+//   t=0    A grows 0->2, stalls to 5.             [5,100) at 20/s: 1900
+//   t=100  A loses n1, stalls to 103.             [103,200) at 10/s: 970 -> 2870
+//   t=200  n1 back, B arrives: A=1, B=1 (200 > 150); B stalls to 204.
+//   t=213  A reaches 3000 (130 more at 10/s). B has 90; grows to 2, stalls to 217.
+//   t=262.5 B reaches 1000 (910 more at 20/s).
+TEST_P(Accounting, TwoJobsThreeTraceEventsByHand) {
+  HoleTrace trace;
+  trace.node_names = {"n0", "n1"};
+  trace.intervals = {{0, 0, 1000, true}, {1, 0, 100, false}, {1, 200, 1000, true}};
+  trace.start = 0;
+  trace.end = 1000;
+  const std::vector<alloc::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 50),
+                                                    make_job("B", 2, 4, 2, 1000, 250)};
+  ReplayOptions options;
+  options.solver = GetParam();
+  absl::StatusOr<ReplayResult> r = run_replay(trace, workload, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Metrics& m = r->metrics;
+  EXPECT_DOUBLE_EQ(r->jobs[0].arrival, 0);
+  EXPECT_DOUBLE_EQ(r->jobs[1].arrival, 200);
+  EXPECT_NEAR(r->jobs[0].finish, 213, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish, 262.5, 1e-9);
+  EXPECT_EQ(m.jobs_submitted, 2);
+  EXPECT_EQ(m.jobs_finished, 2);
+  EXPECT_EQ(m.rescales, 3);
+  EXPECT_EQ(m.preemptions, 1);
+  EXPECT_EQ(m.events, 5);
+  EXPECT_NEAR(m.samples, 4000, 1e-6);
+  EXPECT_NEAR(m.ideal_samples, 2000 + 1130 + 130 + 990, 1e-6);
+  EXPECT_NEAR(m.allocated_node_s, 313 + 112, 1e-9);
+  EXPECT_NEAR(m.hole_node_s, 1000 + 900, 1e-9);
+  EXPECT_NEAR(m.scaling_ideal_samples, 4250, 1e-6);
+  EXPECT_NEAR(m.elastic_efficiency, 4000.0 / 4250, 1e-12);
+  EXPECT_NEAR(m.utilization, 425.0 / 1900, 1e-12);
+  EXPECT_NEAR(m.jct_s_p50, 62.5, 1e-9);
+  EXPECT_NEAR(m.jct_s_p99, 213, 1e-9);
+  // The timeline after each event: (idle, allocated).
+  std::vector<std::pair<int, int>> rows;
+  for (const TimelineRow& row : r->timeline) rows.emplace_back(row.idle, row.allocated);
+  EXPECT_EQ(rows, (std::vector<std::pair<int, int>>{{2, 2}, {1, 1}, {2, 2}, {2, 2}, {2, 0}}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, Accounting,
+                         ::testing::Values(alloc::SolverKind::kMilp, alloc::SolverKind::kDp,
+                                           alloc::SolverKind::kEqualShare));
+
+TEST(Replay, EmptyInputsAreErrors) {
+  HoleTrace trace;
+  trace.node_names = {"n0"};
+  trace.start = 0;
+  trace.end = 10;
+  const std::vector<alloc::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 0)};
+  EXPECT_FALSE(run_replay(trace, workload, {}).ok());
+  trace.intervals = {{0, 0, 10, true}};
+  EXPECT_FALSE(run_replay(trace, {}, {}).ok());
+}
+
+// The shared 2-day Summit slice with the 10-job ShuffleNet workload, through milp and equal-share.
+class SummitEndToEnd : public ::testing::TestWithParam<alloc::SolverKind> {};
+
+TEST_P(SummitEndToEnd, InvariantsHold) {
+  absl::StatusOr<HoleTrace> trace = load_interval_csv(kSummit, {});
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->intervals.size() + 0u, 47271u);  // no two intervals of a node touch here
+  absl::StatusOr<std::vector<alloc::WorkloadJob>> workload =
+      alloc::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-10J.csv.gz");
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  ReplayOptions options;
+  options.solver = GetParam();
+  absl::StatusOr<ReplayResult> r = run_replay(*trace, *workload, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Metrics& m = r->metrics;
+  EXPECT_NEAR(m.hole_node_s, hole_node_seconds(*trace), 1e-6 * m.hole_node_s);
+  for (double x : {m.utilization, m.elastic_efficiency, m.scaling_efficiency}) {
+    EXPECT_GE(x, 0.0);
+    EXPECT_LE(x, 1.0);
+  }
+  EXPECT_GT(m.utilization, 0.0);
+  EXPECT_GT(m.samples, 0.0);
+  EXPECT_LE(m.samples, m.ideal_samples * (1 + 1e-12));
+  EXPECT_EQ(m.jobs_submitted, 10);
+  EXPECT_GT(m.jobs_finished, 0);
+  for (std::size_t j = 0; j < workload->size(); ++j) {
+    const JobOutcome& out = r->jobs[j];
+    if (out.finish >= 0) {
+      EXPECT_DOUBLE_EQ(out.samples, (*workload)[j].target_samples) << j;
+      EXPECT_GE(out.finish, out.arrival);
+    } else {
+      EXPECT_LT(out.samples, (*workload)[j].target_samples) << j;
+    }
+  }
+  ASSERT_FALSE(r->timeline.empty());
+  for (const TimelineRow& row : r->timeline) {
+    ASSERT_LE(row.allocated, row.idle) << "at t=" << row.time;
+    int sum = 0;
+    for (auto [job, n] : row.counts) {
+      EXPECT_LE(n, (*workload)[job].max_nodes);
+      sum += n;
+    }
+    ASSERT_EQ(sum, row.allocated);
+    ASSERT_LE(row.running, 10);
+  }
+  // The outputs are written and readable.
+  const fs::path dir = fs::temp_directory_path() / ("replay_test_out_" + std::to_string(static_cast<int>(GetParam())));
+  ASSERT_TRUE(write_outputs(dir.string(), *trace, *workload, *r).ok());
+  EXPECT_TRUE(fs::exists(dir / "metrics.json"));
+  std::ifstream timeline(dir / "timeline.csv");
+  std::string header;
+  std::getline(timeline, header);
+  EXPECT_EQ(header.rfind("time_unix,time_s,idle_nodes,allocated_nodes", 0), 0u);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, SummitEndToEnd,
+                         ::testing::Values(alloc::SolverKind::kMilp,
+                                           alloc::SolverKind::kEqualShare));
+
+}  // namespace
+}  // namespace elastic::replay
