@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
         cat("hostfile directory ", dir.string(), " does not exist"));
   }
   // Initial version: must be good (or absent when allowed) — a daemon should not start on a typo.
-  std::optional<HostfileUpdate> first = w->check_now();
+  std::optional<HostfileUpdate> first = w->check_now(/*complete=*/true);
   if (first && !first->status.ok()) {
     if (!(options.allow_missing && absl::IsNotFound(first->status))) return first->status;
   }
@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
   return w;
 }
 
-std::optional<HostfileUpdate> HostfileWatcher::check_now() {
+std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0) {
     if (absence_reported_) return std::nullopt;
@@ -86,12 +86,21 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now() {
   if (!text.ok()) return std::nullopt;  // vanished between stat and read: next event or poll
   absence_reported_ = false;
   const std::uint64_t hash = fnv1a(*text);
-  const bool same_content = seen_exists_ && hash == seen_hash_;
+  if (seen_exists_ && hash == seen_hash_) {
+    pending_hash_.reset();
+    return std::nullopt;
+  }
+  // A poll may catch an in-place rewrite half-done (even truncated to nothing). Unless an event
+  // said the writer is done, a new version must look the same on two consecutive checks.
+  if (!complete && pending_hash_ != hash) {
+    pending_hash_ = hash;
+    return std::nullopt;
+  }
+  pending_hash_.reset();
   seen_exists_ = true;
   seen_mtime_ns_ = mtime_ns;
   seen_size_ = size;
   seen_hash_ = hash;
-  if (same_content) return std::nullopt;
   absl::StatusOr<std::vector<HostEntry>> parsed = parse_hostfile(*text, path_.string());
   if (!parsed.ok()) {
     HostfileUpdate u;
@@ -136,7 +145,7 @@ std::optional<HostfileUpdate> HostfileWatcher::wait(std::chrono::milliseconds ti
     const auto now = Clock::now();
     if (now >= next_poll_) {
       next_poll_ = now + options_.poll_interval;
-      if (auto u = check_now()) return u;
+      if (auto u = check_now(/*complete=*/false)) return u;
     }
     const auto until = std::min(deadline, next_poll_);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
@@ -144,14 +153,14 @@ std::optional<HostfileUpdate> HostfileWatcher::wait(std::chrono::milliseconds ti
     const int wait_ms = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
     if (inotify_fd_ >= 0) {
       if (drain_inotify(Clock::now() >= deadline ? 0 : wait_ms)) {
-        if (auto u = check_now()) return u;
+        if (auto u = check_now(/*complete=*/true)) return u;
       }
     } else if (Clock::now() < deadline) {
       ::poll(nullptr, 0, wait_ms);
     }
     if (Clock::now() >= deadline) {
       // One last look in polling mode so wait(0) is a real check.
-      if (inotify_fd_ < 0 && timeout.count() == 0) return check_now();
+      if (inotify_fd_ < 0 && timeout.count() == 0) return check_now(/*complete=*/false);
       return std::nullopt;
     }
   }

@@ -51,7 +51,8 @@ struct HostfileUpdate {
 struct HostfileWatcherOptions {
   // Use the stat+hash polling loop even when inotify works (tests; NFS, where inotify is blind).
   bool force_polling = false;
-  // How often the polling mode stats the file. inotify mode also re-checks at this period as a
+  // How often the polling mode reads the file; a new version is accepted once two consecutive
+  // polls agree (so a half-written in-place rewrite is never taken). inotify mode also re-checks at this period as a
   // safety net, so a missed event costs at most one interval.
   std::chrono::milliseconds poll_interval{500};
   // Start with an empty pool when the file does not exist yet instead of failing.
@@ -86,7 +87,9 @@ class HostfileWatcher {
 
  private:
   HostfileWatcher(std::filesystem::path path, HostfileWatcherOptions options);
-  std::optional<HostfileUpdate> check_now();  // reads if stat/hash changed
+  // Reads the file and reports a change of content. `complete`: an inotify event says the writer
+  // finished; otherwise (a poll) a new version is only taken once two checks in a row agree.
+  std::optional<HostfileUpdate> check_now(bool complete);
   bool drain_inotify(int timeout_ms);         // true if an event named our file
 
   std::filesystem::path path_;
@@ -100,6 +103,7 @@ class HostfileWatcher {
   std::int64_t seen_mtime_ns_ = 0;
   std::uintmax_t seen_size_ = 0;
   std::uint64_t seen_hash_ = 0;
+  std::optional<std::uint64_t> pending_hash_;  // seen once by a poll, not yet confirmed
   std::chrono::steady_clock::time_point next_poll_{};
 };
 

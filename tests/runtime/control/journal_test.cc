@@ -1,0 +1,180 @@
+// The journal keeps every submitted job through crashes: we write real files, cut them mid-line
+// the way a crash would, and replay.
+#include "elastic/control/journal.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "temp_dir.h"
+
+namespace elastic::rt {
+namespace {
+
+using testing::TempDir;
+
+JobSpec spec(std::string id) {
+  JobSpec s;
+  s.id = std::move(id);
+  s.command = "/bin/train";
+  s.args = {"--x", "1"};
+  s.min_nodes = 1;
+  s.max_nodes = 4;
+  s.target_samples = 1000;
+  return s;
+}
+
+const JobRecord* find(const JournalReplay& r, std::string_view id) {
+  for (const JobRecord& j : r.jobs) {
+    if (j.spec.id == id) return &j;
+  }
+  return nullptr;
+}
+
+std::uintmax_t size_of(const std::filesystem::path& p) { return std::filesystem::file_size(p); }
+
+TEST(Journal, ReplayRebuildsStates) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE(j->submitted(spec("queued")).ok());
+    ASSERT_TRUE(j->submitted(spec("running")).ok());
+    ASSERT_TRUE(j->submitted(spec("done")).ok());
+    ASSERT_TRUE(j->submitted(spec("broken")).ok());
+    ASSERT_TRUE(j->submitted(spec("gone")).ok());
+    ASSERT_TRUE(j->started("running", {"n1", "n2"}, 4).ok());
+    ASSERT_TRUE(j->rescaled("running", {"n1", "n2", "n3"}, 6, "grow").ok());
+    ASSERT_TRUE(j->checkpoint("running", "/ckpt/3", 500).ok());
+    ASSERT_TRUE(j->started("done", {"n4"}, 2).ok());
+    ASSERT_TRUE(j->finished("done", 1000).ok());
+    ASSERT_TRUE(j->failed("broken", "exit status 1").ok());
+    ASSERT_TRUE(j->cancelled("gone", "user").ok());
+  }
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->records, 12u);
+  EXPECT_FALSE(r->torn_tail);
+  EXPECT_EQ(r->valid_bytes, size_of(path));
+  ASSERT_EQ(r->jobs.size(), 5u);
+  EXPECT_EQ(r->jobs[0].spec.id, "queued");  // submission order
+  EXPECT_EQ(find(*r, "queued")->state, JobState::kQueued);
+  EXPECT_EQ(find(*r, "queued")->spec, spec("queued"));
+  const JobRecord* running = find(*r, "running");
+  EXPECT_EQ(running->state, JobState::kToRestart);  // the daemon that ran it is gone
+  EXPECT_EQ(running->rescales, 1);
+  EXPECT_EQ(running->nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(running->ranks, 6);
+  EXPECT_EQ(running->checkpoint, "/ckpt/3");
+  EXPECT_EQ(running->samples_done, 500);
+  EXPECT_EQ(running->starts, 1);
+  EXPECT_EQ(find(*r, "done")->state, JobState::kFinished);
+  EXPECT_EQ(find(*r, "done")->samples_done, 1000);
+  EXPECT_EQ(find(*r, "broken")->state, JobState::kFailed);
+  EXPECT_EQ(find(*r, "broken")->reason, "exit status 1");
+  EXPECT_EQ(find(*r, "gone")->state, JobState::kCancelled);
+}
+
+// Cut the file at every byte inside the last record: each is a crash mid-append.
+TEST(Journal, TornLastLineIsDroppedAndRepaired) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  std::uintmax_t before_last = 0, full = 0;
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(j->submitted(spec("a")).ok());
+    ASSERT_TRUE(j->submitted(spec("b")).ok());
+    before_last = size_of(path);
+    ASSERT_TRUE(j->submitted(spec("c")).ok());
+    full = size_of(path);
+  }
+  std::string original;
+  {
+    std::ifstream in(path, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (std::uintmax_t cut = before_last + 1; cut < full; cut += 7) {
+    testing::write_text(path, original);
+    std::filesystem::resize_file(path, cut);
+    const auto r = replay_journal(path);
+    ASSERT_TRUE(r.ok()) << "cut at " << cut << ": " << r.status();
+    EXPECT_TRUE(r->torn_tail) << cut;
+    EXPECT_EQ(r->jobs.size(), 2u) << cut;  // c was never acknowledged; a and b survive
+    EXPECT_EQ(r->valid_bytes, before_last);
+  }
+  // Reopening for append truncates the torn tail, so new records stay parseable.
+  {
+    JournalReplay replay;
+    auto j = Journal::open(path, &replay);
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_TRUE(replay.torn_tail);
+    EXPECT_EQ(size_of(path), before_last);
+    ASSERT_TRUE(j->submitted(spec("d")).ok());
+  }
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->torn_tail);
+  ASSERT_EQ(r->jobs.size(), 3u);
+  EXPECT_EQ(r->jobs[2].spec.id, "d");
+}
+
+TEST(Journal, CorruptMiddleLineIsDataLossNamingTheLine) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(j->submitted(spec("a")).ok());
+    ASSERT_TRUE(j->submitted(spec("b")).ok());
+    ASSERT_TRUE(j->submitted(spec("c")).ok());
+  }
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto second = text.find('\n') + 1;
+  text[second + 3] = '#';  // garble line 2
+  testing::write_text(path, text);
+  const auto r = replay_journal(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(std::string(r.status().message()).find("journal.jsonl:2:"), std::string::npos)
+      << r.status();
+  EXPECT_FALSE(Journal::open(path).ok());
+}
+
+TEST(Journal, MissingFileIsEmptyAndUnknownJobsWarn) {
+  TempDir dir;
+  const auto r = replay_journal(dir / "none.jsonl");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->jobs.empty());
+  std::vector<JobRecord> jobs;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(apply_journal_record({{"event", "finished"}, {"job", "ghost"}}, jobs, &warnings).ok());
+  EXPECT_TRUE(jobs.empty());
+  EXPECT_EQ(warnings.size(), 1u);
+  EXPECT_FALSE(apply_journal_record({{"event", "started"}}, jobs).ok());
+  EXPECT_FALSE(apply_journal_record({{"event", "submitted"}, {"job", "x"}, {"spec", 3}}, jobs).ok());
+}
+
+TEST(Journal, ManyJobsNoneLost) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  constexpr int kJobs = 257;
+  for (int round = 0; round < 3; ++round) {  // three daemon lifetimes appending
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    for (int i = round; i < kJobs; i += 3) ASSERT_TRUE(j->submitted(spec("j" + std::to_string(i))).ok());
+  }
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->jobs.size(), static_cast<std::size_t>(kJobs));
+  for (int i = 0; i < kJobs; ++i) EXPECT_NE(find(*r, "j" + std::to_string(i)), nullptr) << i;
+}
+
+}  // namespace
+}  // namespace elastic::rt
