@@ -18,8 +18,8 @@ void CommHandle::reset() {
 }
 
 absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what) {
-  // Spin briefly for latency, then yield so that oversubscribed ranks (more ranks than cores)
-  // let the peer we wait for run.
+  // Spin for latency (libnbc progresses only inside MPI_Test); yield now and then so that
+  // oversubscribed ranks (more ranks than cores) let the peer we wait for run.
   for (unsigned spins = 0;; ++spins) {
     int done = 0;
     const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
@@ -28,7 +28,7 @@ absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what
     if (Clock::now() >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
     }
-    if (spins > 64) std::this_thread::yield();
+    if ((spins & 1023u) == 1023u) std::this_thread::yield();
   }
 }
 
