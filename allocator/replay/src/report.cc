@@ -139,8 +139,9 @@ do for [t in 'pngcairo svg'] {
   set datafile separator whitespace
   set palette model HSV defined (0 0 0.7 0.9, 1 1 0.7 0.9)
   unset colorbox
+  set cbrange [0:63]
   plot 'allocation_rects.dat' using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 \
-       with boxxyerror fs solid 1.0 noborder lc palette cb 0:63 notitle
+       with boxxyerror fs solid 1.0 noborder lc palette notitle
   set output 'hole_cdf.'.ext
   set title 'CDF of hole (idle interval) lengths'
   set xlabel 'hole length (s)'

@@ -286,6 +286,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
     // Node joins and leaves; a held node that leaves is lost at once.
     if (next_batch < batches.size() && batches[next_batch].time == t) {
       const NodeBatch& batch = batches[next_batch++];
+      std::vector<Active*> shrunk;  // one shrink per job, however many nodes it lost at once
       for (int node : batch.leaves) {
         if (!in_pool_[node]) continue;
         in_pool_[node] = 0;
@@ -296,12 +297,15 @@ absl::StatusOr<ReplayResult> Replay::run() {
         for (Active& job : active_) {
           if (static_cast<int>(job.w) != owner_[node]) continue;
           job.nodes.erase(std::find(job.nodes.begin(), job.nodes.end(), node));
-          charge_stall(job, workload_[job.w].shrink_stall_s);
-          set_rate(job);
+          if (std::find(shrunk.begin(), shrunk.end(), &job) == shrunk.end()) shrunk.push_back(&job);
           ++m.preemptions;
         }
         owner_[node] = -1;
         --allocated_;
+      }
+      for (Active* job : shrunk) {
+        charge_stall(*job, workload_[job->w].shrink_stall_s);
+        set_rate(*job);
       }
       for (int node : batch.joins) {
         if (in_pool_[node]) continue;

@@ -20,6 +20,7 @@
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
 #include "elastic/replay/swf_log.h"
+#include "elastic/replay/tile_trace.h"
 #include "fmt/format.h"
 
 namespace {
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
   double horizon = 10.0, time_limit = 10.0;
   int max_running = 10, capacity = 0;
+  double tile_days = 0.0;
   bool lenient = false, no_plots = false;
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
   app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
@@ -109,6 +111,8 @@ int main(int argc, char** argv) {
   app.add_option("--swf-schedule", schedule, "auto | recorded | easy")->capture_default_str();
   app.add_option("--start", start_arg, "Window start: Unix seconds, or +seconds after the trace start");
   app.add_option("--end", end_arg, "Window end: Unix seconds, or +seconds after the trace start");
+  app.add_option("--tile-days", tile_days,
+                 "Synthetic trace: repeat the trace back to back to this many days (benchmarks)");
   app.add_flag("--lenient", lenient, "Skip malformed trace lines (counted in metrics.json)");
   app.add_flag("--no-plots", no_plots, "Write data only, do not run gnuplot");
   CLI11_PARSE(app, argc, argv);
@@ -162,6 +166,11 @@ int main(int argc, char** argv) {
       return bad(std::string(s.message()));
     }
     if (trace->intervals.empty()) return bad("empty trace: no idle node in the window");
+  }
+
+  if (tile_days > 0) {
+    trace = replay::tile_trace(*trace, tile_days * 86400.0);
+    if (!trace.ok()) return bad(std::string(trace.status().message()));
   }
 
   absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);

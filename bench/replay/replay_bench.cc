@@ -1,0 +1,82 @@
+// Replay speed (issue 3): the 2-day Summit slice and a synthetic 15-day, 4,650-node trace (the
+// slice tiled back to back, ~25,000 event instants) with the 1,000-job ShuffleNet workload. The
+// target is < 60 s per 15-day replay on one core. equal-share is the baseline in the same run;
+// counters: events, solves, wall seconds per simulated day, and the exact solver's time ratio.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "elastic/allocator/workload_csv.h"
+#include "elastic/replay/interval_csv.h"
+#include "elastic/replay/simulator.h"
+#include "elastic/replay/tile_trace.h"
+
+namespace {
+
+using namespace elastic;
+
+const std::string kData = ELASTIC_SHARED_DATA;
+
+const replay::HoleTrace& slice() {
+  static const replay::HoleTrace trace = [] {
+    auto t = replay::load_interval_csv(
+        kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz", {});
+    if (!t.ok()) std::abort();
+    return *t;
+  }();
+  return trace;
+}
+
+const replay::HoleTrace& tiled(double days) {
+  static const replay::HoleTrace trace = [days] {
+    auto t = replay::tile_trace(slice(), days * 86400.0);
+    if (!t.ok()) std::abort();
+    return *t;
+  }();
+  return trace;
+}
+
+const std::vector<alloc::WorkloadJob>& workload() {
+  static const std::vector<alloc::WorkloadJob> jobs = [] {
+    auto w = alloc::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-1000J.csv.gz");
+    if (!w.ok()) std::abort();
+    return *w;
+  }();
+  return jobs;
+}
+
+void run(benchmark::State& state, const replay::HoleTrace& trace, alloc::SolverKind solver) {
+  replay::ReplayOptions options;
+  options.solver = solver;
+  options.record_timeline = false;
+  replay::Metrics m;
+  for (auto _ : state) {
+    auto r = replay::run_replay(trace, workload(), options);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    m = r->metrics;
+  }
+  state.counters["events"] = static_cast<double>(m.events);
+  state.counters["solves"] = static_cast<double>(m.solves);
+  state.counters["solve_ms_max"] = m.solve_ms_max;
+  state.counters["elastic_eff"] = m.elastic_efficiency;
+  state.counters["s_per_day"] = m.wall_s / ((trace.end - trace.start) / 86400.0);
+}
+
+void BM_Summit2d(benchmark::State& state) {
+  run(state, slice(), static_cast<alloc::SolverKind>(state.range(0)));
+}
+void BM_Tiled15d(benchmark::State& state) {
+  run(state, tiled(15.0), static_cast<alloc::SolverKind>(state.range(0)));
+}
+
+// Arguments: 3 = equal-share (baseline), 1 = dp, 0 = milp (see alloc::SolverKind).
+BENCHMARK(BM_Summit2d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Tiled15d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
