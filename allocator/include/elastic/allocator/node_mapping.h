@@ -1,0 +1,33 @@
+// From node counts to node names without migration: a job that keeps or grows keeps every node
+// it holds; a shrinking job releases the nodes most likely to be reclaimed soon (leaving_soon,
+// then shortest expected idle time, then the last by name); a growing job takes free nodes,
+// avoiding leaving_soon ones, as close as possible (in natural name order) to what it holds.
+// Deterministic: the same input gives the same names.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "elastic/allocator/allocation.h"
+#include "elastic/allocator/problem.h"
+
+namespace elastic::alloc {
+
+struct NodeAssignment {
+  std::vector<std::string> nodes;  // in natural name order
+  Change change = Change::kKeep;   // against the number of held nodes
+};
+
+// `pool`: the nodes of one kind; `held[j]`: nodes job j holds (all in `pool`, disjoint);
+// `counts[j]`: its new count. InvalidArgument when the preconditions or sum(counts) <= |pool| fail.
+absl::StatusOr<std::vector<NodeAssignment>> map_nodes(std::span<const Node> pool,
+                                                      std::span<const std::vector<std::string>> held,
+                                                      std::span<const int> counts);
+
+// "node2" < "node10": digit runs compare as numbers; ties fall back to plain string order.
+bool natural_less(std::string_view a, std::string_view b);
+
+}  // namespace elastic::alloc

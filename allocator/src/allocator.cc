@@ -1,0 +1,206 @@
+#include "elastic/allocator/allocator.h"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "str_cat.h"
+#include "elastic/allocator/node_mapping.h"
+#include "elastic/allocator/solvers.h"
+
+namespace elastic::alloc {
+namespace {
+
+absl::Status field_error(std::string_view field, std::string_view message) {
+  return absl::InvalidArgumentError(str_cat(field, ": ", message));
+}
+
+absl::Status check_non_negative(double value, std::string_view field) {
+  if (!std::isfinite(value) || value < 0) {
+    return field_error(field, str_cat("must be finite and >= 0, got ", value));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CountSolution> dispatch(SolverKind solver, const CountModel& model,
+                                       const SolveOptions& options) {
+  switch (solver) {
+    case SolverKind::kMilp:
+      return solve_milp(model, options);
+    case SolverKind::kDp:
+      return solve_dp(model, options);
+    case SolverKind::kNodeMilp:
+      return solve_node_milp(model, options);
+    case SolverKind::kEqualShare:
+      return solve_equal_share(model, options);
+  }
+  return absl::InvalidArgumentError("solver: unknown solver kind");
+}
+
+// A solver's answer is trusted only after this: the rest of the allocator relies on it.
+absl::Status check_solution(const CountModel& model, const CountSolution& solution,
+                            std::string_view kind) {
+  if (solution.counts.size() != model.jobs.size()) {
+    return absl::InternalError(str_cat("solver returned ", solution.counts.size(),
+                                            " counts for ", model.jobs.size(), " jobs of kind '",
+                                            kind, "'"));
+  }
+  long total = 0;
+  for (std::size_t j = 0; j < model.jobs.size(); ++j) {
+    if (!model.allowed(j, solution.counts[j])) {
+      return absl::InternalError(str_cat("solver returned the count ", solution.counts[j],
+                                              ", not allowed for job ", j, " of kind '", kind,
+                                              "'"));
+    }
+    total += solution.counts[j];
+  }
+  if (total > model.pool) {
+    return absl::InternalError(str_cat("solver used ", total, " nodes of kind '", kind,
+                                            "', the pool has ", model.pool));
+  }
+  return absl::OkStatus();
+}
+
+// Worst first: a heuristic answer anywhere makes the whole allocation heuristic.
+int rank(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::kOptimal:
+      return 0;
+    case SolveStatus::kTimeLimit:
+      return 1;
+    case SolveStatus::kHeuristic:
+      return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+absl::Status validate_problem(const Problem& problem) {
+  if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0) {
+    return field_error("horizon_s", str_cat("must be > 0, got ", problem.horizon_s));
+  }
+  if (!(problem.time_limit_s > 0)) {
+    return field_error("time_limit_s", str_cat("must be > 0, got ", problem.time_limit_s));
+  }
+  std::unordered_map<std::string_view, std::size_t> pool;  // name -> index in problem.nodes
+  for (std::size_t i = 0; i < problem.nodes.size(); ++i) {
+    const Node& node = problem.nodes[i];
+    const std::string field = str_cat("nodes[", i, "]");
+    if (node.name.empty()) return field_error(field, "empty node name");
+    const auto [it, inserted] = pool.emplace(node.name, i);
+    if (!inserted) {
+      return field_error(field, str_cat("duplicate node '", node.name, "' (also nodes[",
+                                             it->second, "])"));
+    }
+    if (std::isnan(node.expected_idle_s) || node.expected_idle_s < 0) {
+      return field_error(str_cat(field, ".expected_idle_s"),
+                         str_cat("must be >= 0, got ", node.expected_idle_s));
+    }
+  }
+  std::unordered_map<std::string_view, std::size_t> ids;
+  std::unordered_map<std::string_view, std::size_t> holder;  // node name -> job index
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const Job& job = problem.jobs[j];
+    const std::string prefix = str_cat("jobs[", j, "]");
+    if (job.id.empty()) return field_error(prefix + ".id", "empty job id");
+    const auto [id_it, id_new] = ids.emplace(job.id, j);
+    if (!id_new) {
+      return field_error(prefix + ".id", str_cat("duplicate job id '", job.id, "' (also jobs[",
+                                                      id_it->second, "])"));
+    }
+    if (job.min_nodes < 1) {
+      return field_error(prefix + ".min_nodes", str_cat("must be >= 1, got ", job.min_nodes));
+    }
+    if (job.min_nodes > job.max_nodes) {
+      return field_error(prefix + ".max_nodes", str_cat("min_nodes ", job.min_nodes,
+                                                             " > max_nodes ", job.max_nodes));
+    }
+    if (absl::Status s = check_non_negative(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = check_non_negative(job.shrink_stall_s, prefix + ".shrink_stall_s");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = check_non_negative(job.weight, prefix + ".weight"); !s.ok()) return s;
+    if (job.min_share < 0) {
+      return field_error(prefix + ".min_share", str_cat("must be >= 0, got ", job.min_share));
+    }
+    if (job.scaling.empty()) return field_error(prefix + ".scaling", "empty table");
+    if (job.value && job.value->empty()) return field_error(prefix + ".value", "empty table");
+    for (std::size_t k = 0; k < job.nodes.size(); ++k) {
+      const std::string& name = job.nodes[k];
+      const std::string field = str_cat(prefix, ".nodes[", k, "]");
+      if (name.empty()) return field_error(field, "empty node name");
+      const auto [it, inserted] = holder.emplace(name, j);
+      if (!inserted) {
+        return field_error(field, it->second == j
+                                      ? str_cat("node '", name, "' listed twice")
+                                      : str_cat("node '", name, "' is also held by jobs[",
+                                                     it->second, "]"));
+      }
+      const auto in_pool = pool.find(name);
+      if (in_pool != pool.end() && problem.nodes[in_pool->second].kind != job.node_kind) {
+        return field_error(field, str_cat("node '", name, "' is of kind '",
+                                               problem.nodes[in_pool->second].kind,
+                                               "' but the job runs on kind '", job.node_kind,
+                                               "'"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Allocation> allocate(const Problem& problem) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<KindModel>> models = build_count_models(problem);
+  if (!models.ok()) return models.status();
+
+  Allocation allocation;
+  allocation.jobs.resize(problem.jobs.size());
+  std::unordered_set<std::string_view> in_pool;
+  for (const Node& node : problem.nodes) in_pool.insert(node.name);
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    allocation.jobs[j].id = problem.jobs[j].id;
+    for (const std::string& name : problem.jobs[j].nodes) {
+      if (!in_pool.contains(name)) allocation.dropped.push_back(name);
+    }
+  }
+
+  const SolveOptions options{.time_limit_s = problem.time_limit_s};
+  for (const KindModel& kind : *models) {
+    const CountModel& model = kind.model;
+    if (model.jobs.empty()) continue;
+    CountSolution solution;
+    if (model.pool == 0) {
+      // Nothing to choose: every job of this kind gets 0 nodes (no solver needed).
+      solution.counts.assign(model.jobs.size(), 0);
+      for (std::size_t j = 0; j < model.jobs.size(); ++j) solution.objective += model.gain(j, 0);
+    } else {
+      absl::StatusOr<CountSolution> solved = dispatch(problem.solver, model, options);
+      if (!solved.ok()) return solved.status();
+      solution = *std::move(solved);
+    }
+    if (absl::Status s = check_solution(model, solution, kind.kind); !s.ok()) return s;
+    absl::StatusOr<std::vector<NodeAssignment>> mapped =
+        map_nodes(kind.nodes, kind.held, solution.counts);
+    if (!mapped.ok()) return absl::InternalError(mapped.status().message());
+    for (std::size_t i = 0; i < kind.jobs.size(); ++i) {
+      JobAllocation& out = allocation.jobs[kind.jobs[i]];
+      out.count = solution.counts[i];
+      out.nodes = std::move((*mapped)[i].nodes);
+      out.change = (*mapped)[i].change;
+    }
+    allocation.objective += solution.objective;
+    if (rank(solution.status) > rank(allocation.status)) allocation.status = solution.status;
+  }
+  allocation.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return allocation;
+}
+
+}  // namespace elastic::alloc

@@ -1,0 +1,176 @@
+#include "elastic/allocator/build_count_model.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "str_cat.h"
+#include "elastic/allocator/allocator.h"
+
+namespace elastic::alloc {
+namespace {
+
+// v_j for the chosen objective. Fair ranks jobs by throughput, so its values are r_j.
+absl::StatusOr<PiecewiseLinear> job_value(const Job& job, std::size_t index, Objective objective) {
+  switch (objective) {
+    case Objective::kThroughput:
+      return job.value ? *job.value : job.scaling;
+    case Objective::kWeighted:
+      return (job.value ? *job.value : job.scaling).scaled(job.weight);
+    case Objective::kSpeedup: {
+      const double one = job.scaling.at(1.0);
+      if (!(one > 0)) {
+        return absl::InvalidArgumentError(str_cat(
+            "jobs[", index, "].scaling: the speedup objective needs samples/s > 0 at 1 node"));
+      }
+      return job.scaling.scaled(1.0 / one);
+    }
+    case Objective::kFair:
+      return job.scaling;
+  }
+  return absl::InvalidArgumentError("objective: unknown objective");
+}
+
+// min_share floors in job order, while the floors still fit: an earlier job's guarantee is never
+// traded for a later one's.
+void apply_min_share(CountModel& model, const std::vector<int>& min_share) {
+  long floors = 0;
+  for (const CountJob& job : model.jobs) floors += job.must_run ? job.lo : 0;
+  for (std::size_t j = 0; j < model.jobs.size(); ++j) {
+    CountJob& job = model.jobs[j];
+    if (min_share[j] <= 0 || job.lo > job.hi) continue;
+    const int floor = std::max(job.lo, std::min(min_share[j], job.hi));
+    const long next = floors - (job.must_run ? job.lo : 0) + floor;
+    if (next > model.pool) break;
+    floors = next;
+    job.lo = floor;
+    job.must_run = true;
+  }
+}
+
+}  // namespace
+
+double apply_fair_floors(CountModel& model, const std::vector<const PiecewiseLinear*>& scaling) {
+  // Per job that can run: the best progress reachable with at most n nodes, for n in [lo, hi]
+  // (a prefix maximum, so "smallest n reaching level L" is a binary search).
+  struct Progress {
+    std::size_t job;
+    std::vector<double> best;  // best[i]: max over n in [lo, lo+i] of r(n)/r(hi)
+  };
+  std::vector<Progress> progress;
+  std::vector<double> levels;
+  for (std::size_t j = 0; j < model.jobs.size(); ++j) {
+    const CountJob& job = model.jobs[j];
+    if (job.lo > job.hi) continue;
+    const double top = scaling[j]->at(job.hi);
+    if (!(top > 0)) continue;  // a job that cannot progress does not hold the others back
+    Progress p{j, {}};
+    double best = 0.0;
+    for (int n = job.lo; n <= job.hi; ++n) {
+      best = std::max(best, scaling[j]->at(n) / top);
+      p.best.push_back(best);
+      levels.push_back(best);
+    }
+    progress.push_back(std::move(p));
+  }
+  if (progress.empty()) return 0.0;
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+
+  auto count_at = [&](const Progress& p, double level) {
+    const auto it = std::lower_bound(p.best.begin(), p.best.end(), level);
+    // Every level comes from some job's table, but another job may top out below it.
+    if (it == p.best.end()) return -1;
+    return model.jobs[p.job].lo + static_cast<int>(it - p.best.begin());
+  };
+  auto fits = [&](double level) {
+    long total = 0;
+    for (const Progress& p : progress) {
+      const int n = count_at(p, level);
+      if (n < 0) return false;
+      total += n;
+    }
+    return total <= model.pool;
+  };
+  // Feasibility is monotone in the level: binary search for the largest feasible one.
+  std::size_t lo = 0, hi = levels.size();  // levels[0, lo) feasible, [hi, end) infeasible
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (fits(levels[mid])) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == 0) return 0.0;
+  const double level = levels[lo - 1];
+  if (!(level > 0)) return 0.0;
+  for (const Progress& p : progress) {
+    model.jobs[p.job].lo = count_at(p, level);
+    model.jobs[p.job].must_run = true;
+  }
+  return level;
+}
+
+absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem) {
+  if (absl::Status s = validate_problem(problem); !s.ok()) return s;
+
+  std::vector<KindModel> kinds;
+  std::map<std::string, std::size_t> kind_index;
+  auto kind_of = [&](const std::string& kind) -> KindModel& {
+    const auto [it, inserted] = kind_index.emplace(kind, kinds.size());
+    if (inserted) {
+      kinds.emplace_back();
+      kinds.back().kind = kind;
+      kinds.back().model.horizon_s = problem.horizon_s;
+    }
+    return kinds[it->second];
+  };
+  std::unordered_map<std::string_view, std::size_t> pool;
+  for (std::size_t i = 0; i < problem.nodes.size(); ++i) {
+    pool.emplace(problem.nodes[i].name, i);
+    kind_of(problem.nodes[i].kind).nodes.push_back(problem.nodes[i]);
+  }
+  for (const Job& job : problem.jobs) kind_of(job.node_kind);  // kinds no pool node has: pool 0
+  for (KindModel& kind : kinds) kind.model.pool = static_cast<int>(kind.nodes.size());
+
+  std::vector<std::vector<int>> min_share(kinds.size());
+  std::vector<std::vector<const PiecewiseLinear*>> scaling(kinds.size());
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const Job& job = problem.jobs[j];
+    const std::size_t k = kind_index.at(job.node_kind);
+    KindModel& kind = kinds[k];
+    std::vector<std::string> held;
+    for (const std::string& name : job.nodes) {
+      if (pool.contains(name)) held.push_back(name);  // the others left the pool: dropped
+    }
+    absl::StatusOr<PiecewiseLinear> value = job_value(job, j, problem.objective);
+    if (!value.ok()) return value.status();
+
+    CountJob count_job;
+    count_job.current = static_cast<int>(held.size());
+    count_job.lo = job.min_nodes;
+    count_job.hi = std::min(job.max_nodes, kind.model.pool);
+    count_job.value = *std::move(value);
+    // A job below its minimum cannot run, so leaving it there or resizing it loses nothing.
+    const double at_current =
+        count_job.current >= job.min_nodes ? count_job.value.at(count_job.current) : 0.0;
+    count_job.grow_cost = job.grow_stall_s * at_current;
+    count_job.shrink_cost = job.shrink_stall_s * at_current;
+
+    kind.jobs.push_back(j);
+    kind.held.push_back(std::move(held));
+    kind.model.jobs.push_back(std::move(count_job));
+    min_share[k].push_back(job.min_share);
+    scaling[k].push_back(&job.scaling);
+  }
+
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (problem.objective == Objective::kFair) apply_fair_floors(kinds[k].model, scaling[k]);
+    apply_min_share(kinds[k].model, min_share[k]);
+  }
+  return kinds;
+}
+
+}  // namespace elastic::alloc

@@ -1,0 +1,53 @@
+#include "elastic/allocator/gz_line_reader.h"
+
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "str_cat.h"
+
+namespace elastic::alloc {
+
+void GzLineReader::Closer::operator()(gzFile_s* file) const noexcept {
+  if (file != nullptr) gzclose(file);
+}
+
+absl::StatusOr<GzLineReader> GzLineReader::open(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return absl::NotFoundError(str_cat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  return GzLineReader(path, file);
+}
+
+absl::StatusOr<bool> GzLineReader::next(std::string& line) {
+  line.clear();
+  std::array<char, 4096> buffer{};
+  bool got_any = false;
+  while (true) {
+    const char* read = gzgets(file_.get(), buffer.data(), static_cast<int>(buffer.size()));
+    if (read == nullptr) {
+      int code = Z_OK;
+      const char* message = gzerror(file_.get(), &code);
+      if (code != Z_OK && code != Z_STREAM_END) {
+        return absl::DataLossError(str_cat(path_, ":", line_number_ + 1,
+                                                ": cannot read: ", message ? message : "zlib error"));
+      }
+      break;  // end of file
+    }
+    got_any = true;
+    const std::size_t n = std::strlen(buffer.data());
+    line.append(buffer.data(), n);
+    if (n > 0 && buffer[n - 1] == '\n') break;
+  }
+  if (!got_any) return false;
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  ++line_number_;
+  return true;
+}
+
+}  // namespace elastic::alloc

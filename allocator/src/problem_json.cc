@@ -1,0 +1,431 @@
+#include "elastic/allocator/problem_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <unordered_set>
+
+#include "str_cat.h"
+#include "fmt/ranges.h"
+#include "elastic/allocator/allocator.h"
+
+namespace elastic::alloc {
+namespace {
+
+using nlohmann::json;
+
+absl::Status field_error(std::string_view field, std::string_view message) {
+  return absl::InvalidArgumentError(str_cat(field, ": ", message));
+}
+
+std::string_view type_name(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::binary:
+      return "binary";
+    case json::value_t::discarded:
+      return "nothing";
+    default:
+      return "a number";
+  }
+}
+
+absl::Status wrong_type(const json& value, std::string_view field, std::string_view expected) {
+  return field_error(field, str_cat("expected ", expected, ", got ", type_name(value)));
+}
+
+absl::Status check_keys(const json& object, std::string_view field,
+                        std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      const std::string where = field.empty() ? key : str_cat(field, ".", key);
+      return field_error(where, str_cat("unknown field (accepted: ", fmt::format("{}", fmt::join(allowed, ", ")),
+                                             ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> get_number(const json& value, std::string_view field) {
+  if (!value.is_number()) return wrong_type(value, field, "a number");
+  const double d = value.get<double>();
+  if (!std::isfinite(d)) return field_error(field, "must be finite");
+  return d;
+}
+
+absl::StatusOr<double> get_non_negative(const json& value, std::string_view field) {
+  absl::StatusOr<double> d = get_number(value, field);
+  if (d.ok() && *d < 0) return field_error(field, str_cat("must be >= 0, got ", *d));
+  return d;
+}
+
+absl::StatusOr<int> get_int(const json& value, std::string_view field) {
+  if (!value.is_number()) return wrong_type(value, field, "an integer");
+  const double d = value.get<double>();
+  if (d != std::floor(d) || std::fabs(d) > std::numeric_limits<int>::max()) {
+    return field_error(field, str_cat("expected an integer, got ", value.dump()));
+  }
+  return static_cast<int>(d);
+}
+
+absl::StatusOr<std::string> get_string(const json& value, std::string_view field) {
+  if (!value.is_string()) return wrong_type(value, field, "a string");
+  return value.get<std::string>();
+}
+
+absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& field,
+                                          std::string_view values_key) {
+  if (!value.is_object()) return wrong_type(value, field, "an object");
+  if (absl::Status s = check_keys(value, field, {"nodes", values_key}); !s.ok()) return s;
+  for (std::string_view key : {std::string_view("nodes"), values_key}) {
+    if (!value.contains(key)) return field_error(str_cat(field, ".", key), "missing");
+    if (!value.at(key).is_array()) {
+      return wrong_type(value.at(key), str_cat(field, ".", key), "an array");
+    }
+  }
+  const json& nodes = value.at("nodes");
+  const json& values = value.at(values_key);
+  std::vector<int> counts;
+  std::vector<double> numbers;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string at = str_cat(field, ".nodes[", i, "]");
+    absl::StatusOr<int> n = get_int(nodes[i], at);
+    if (!n.ok()) return n.status();
+    if (*n < 0) return field_error(at, str_cat("node count must be >= 0, got ", *n));
+    if (i > 0 && *n <= counts.back()) {
+      return field_error(at, str_cat("node counts must increase (", counts.back(), " then ",
+                                          *n, ")"));
+    }
+    counts.push_back(*n);
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    absl::StatusOr<double> v =
+        get_non_negative(values[i], str_cat(field, ".", values_key, "[", i, "]"));
+    if (!v.ok()) return v.status();
+    numbers.push_back(*v);
+  }
+  if (counts.empty()) return field_error(str_cat(field, ".nodes"), "empty table");
+  if (counts.size() != numbers.size()) {
+    return field_error(str_cat(field, ".", values_key),
+                       str_cat(numbers.size(), " values but nodes has ", counts.size()));
+  }
+  return PiecewiseLinear::create(counts, numbers, field);
+}
+
+absl::StatusOr<Node> get_node(const json& value, const std::string& field) {
+  Node node;
+  if (value.is_string()) {
+    node.name = value.get<std::string>();
+    return node;
+  }
+  if (!value.is_object()) return wrong_type(value, field, "a node name or object");
+  if (absl::Status s = check_keys(value, field, {"name", "kind", "leaving_soon", "expected_idle_s"});
+      !s.ok()) {
+    return s;
+  }
+  if (!value.contains("name")) return field_error(field + ".name", "missing");
+  absl::StatusOr<std::string> name = get_string(value.at("name"), field + ".name");
+  if (!name.ok()) return name.status();
+  node.name = *name;
+  if (value.contains("kind")) {
+    absl::StatusOr<std::string> kind = get_string(value.at("kind"), field + ".kind");
+    if (!kind.ok()) return kind.status();
+    node.kind = *kind;
+  }
+  if (value.contains("leaving_soon")) {
+    const json& flag = value.at("leaving_soon");
+    if (!flag.is_boolean()) return wrong_type(flag, field + ".leaving_soon", "true or false");
+    node.leaving_soon = flag.get<bool>();
+  }
+  if (value.contains("expected_idle_s") && !value.at("expected_idle_s").is_null()) {
+    absl::StatusOr<double> idle =
+        get_non_negative(value.at("expected_idle_s"), field + ".expected_idle_s");
+    if (!idle.ok()) return idle.status();
+    node.expected_idle_s = *idle;
+  }
+  return node;
+}
+
+absl::StatusOr<std::vector<std::string>> get_names(const json& value, const std::string& field) {
+  if (!value.is_array()) return wrong_type(value, field, "an array of node names");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    absl::StatusOr<std::string> name = get_string(value[i], str_cat(field, "[", i, "]"));
+    if (!name.ok()) return name.status();
+    names.push_back(*std::move(name));
+  }
+  return names;
+}
+
+absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
+  if (!value.is_object()) return wrong_type(value, field, "an object");
+  if (absl::Status s = check_keys(value, field,
+                                  {"id", "min_nodes", "max_nodes", "nodes", "scaling", "value",
+                                   "grow_stall_s", "shrink_stall_s", "weight", "min_share",
+                                   "node_kind"});
+      !s.ok()) {
+    return s;
+  }
+  for (const char* key : {"id", "max_nodes", "scaling"}) {
+    if (!value.contains(key)) return field_error(str_cat(field, ".", key), "missing");
+  }
+  Job job;
+  absl::StatusOr<std::string> id = get_string(value.at("id"), field + ".id");
+  if (!id.ok()) return id.status();
+  job.id = *id;
+  auto read_int = [&](const char* key, int& out) -> absl::Status {
+    if (!value.contains(key)) return absl::OkStatus();
+    absl::StatusOr<int> n = get_int(value.at(key), str_cat(field, ".", key));
+    if (!n.ok()) return n.status();
+    out = *n;
+    return absl::OkStatus();
+  };
+  auto read_non_negative = [&](const char* key, double& out) -> absl::Status {
+    if (!value.contains(key)) return absl::OkStatus();
+    absl::StatusOr<double> d = get_non_negative(value.at(key), str_cat(field, ".", key));
+    if (!d.ok()) return d.status();
+    out = *d;
+    return absl::OkStatus();
+  };
+  for (absl::Status s : {read_int("min_nodes", job.min_nodes), read_int("max_nodes", job.max_nodes),
+                         read_int("min_share", job.min_share),
+                         read_non_negative("grow_stall_s", job.grow_stall_s),
+                         read_non_negative("shrink_stall_s", job.shrink_stall_s),
+                         read_non_negative("weight", job.weight)}) {
+    if (!s.ok()) return s;
+  }
+  if (value.contains("nodes")) {
+    absl::StatusOr<std::vector<std::string>> nodes = get_names(value.at("nodes"), field + ".nodes");
+    if (!nodes.ok()) return nodes.status();
+    job.nodes = *std::move(nodes);
+  }
+  absl::StatusOr<PiecewiseLinear> scaling =
+      get_table(value.at("scaling"), field + ".scaling", "samples_per_s");
+  if (!scaling.ok()) return scaling.status();
+  job.scaling = *std::move(scaling);
+  if (value.contains("value")) {
+    absl::StatusOr<PiecewiseLinear> table = get_table(value.at("value"), field + ".value", "values");
+    if (!table.ok()) return table.status();
+    job.value = *std::move(table);
+  }
+  if (value.contains("node_kind")) {
+    absl::StatusOr<std::string> kind = get_string(value.at("node_kind"), field + ".node_kind");
+    if (!kind.ok()) return kind.status();
+    job.node_kind = *kind;
+  }
+  return job;
+}
+
+}  // namespace
+
+std::string_view to_string(Objective objective) {
+  switch (objective) {
+    case Objective::kThroughput:
+      return "throughput";
+    case Objective::kSpeedup:
+      return "speedup";
+    case Objective::kWeighted:
+      return "weighted";
+    case Objective::kFair:
+      return "fair";
+  }
+  return "?";
+}
+
+std::string_view to_string(SolverKind solver) {
+  switch (solver) {
+    case SolverKind::kMilp:
+      return "milp";
+    case SolverKind::kDp:
+      return "dp";
+    case SolverKind::kNodeMilp:
+      return "node-milp";
+    case SolverKind::kEqualShare:
+      return "equal-share";
+  }
+  return "?";
+}
+
+std::string_view to_string(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::kOptimal:
+      return "optimal";
+    case SolveStatus::kTimeLimit:
+      return "time_limit";
+    case SolveStatus::kHeuristic:
+      return "heuristic";
+  }
+  return "?";
+}
+
+std::string_view to_string(Change change) {
+  switch (change) {
+    case Change::kGrow:
+      return "grow";
+    case Change::kShrink:
+      return "shrink";
+    case Change::kKeep:
+      return "keep";
+  }
+  return "?";
+}
+
+absl::StatusOr<Objective> parse_objective(std::string_view name) {
+  for (Objective o : {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted,
+                      Objective::kFair}) {
+    if (name == to_string(o)) return o;
+  }
+  return absl::InvalidArgumentError(str_cat(
+      "objective: unknown objective '", name, "' (accepted: throughput, speedup, weighted, fair)"));
+}
+
+absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
+  for (SolverKind s :
+       {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
+    if (name == to_string(s)) return s;
+  }
+  return absl::InvalidArgumentError(str_cat(
+      "solver: unknown solver '", name, "' (accepted: milp, dp, node-milp, equal-share)"));
+}
+
+absl::StatusOr<Problem> problem_from_json(const json& value) {
+  if (!value.is_object()) return wrong_type(value, "(top level)", "an object");
+  if (absl::Status s = check_keys(value, "", {"nodes", "horizon_s", "objective", "solver",
+                                              "time_limit_s", "jobs"});
+      !s.ok()) {
+    return s;
+  }
+  for (const char* key : {"nodes", "jobs"}) {
+    if (!value.contains(key)) return field_error(key, "missing");
+    if (!value.at(key).is_array()) return wrong_type(value.at(key), key, "an array");
+  }
+  Problem problem;
+  const json& nodes = value.at("nodes");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    absl::StatusOr<Node> node = get_node(nodes[i], str_cat("nodes[", i, "]"));
+    if (!node.ok()) return node.status();
+    problem.nodes.push_back(*std::move(node));
+  }
+  const json& jobs = value.at("jobs");
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    absl::StatusOr<Job> job = get_job(jobs[j], str_cat("jobs[", j, "]"));
+    if (!job.ok()) return job.status();
+    problem.jobs.push_back(*std::move(job));
+  }
+  if (value.contains("horizon_s")) {
+    absl::StatusOr<double> t = get_number(value.at("horizon_s"), "horizon_s");
+    if (!t.ok()) return t.status();
+    problem.horizon_s = *t;
+  }
+  if (value.contains("time_limit_s")) {
+    absl::StatusOr<double> t = get_number(value.at("time_limit_s"), "time_limit_s");
+    if (!t.ok()) return t.status();
+    problem.time_limit_s = *t;
+  }
+  if (value.contains("objective")) {
+    absl::StatusOr<std::string> name = get_string(value.at("objective"), "objective");
+    if (!name.ok()) return name.status();
+    absl::StatusOr<Objective> objective = parse_objective(*name);
+    if (!objective.ok()) return objective.status();
+    problem.objective = *objective;
+  }
+  if (value.contains("solver")) {
+    absl::StatusOr<std::string> name = get_string(value.at("solver"), "solver");
+    if (!name.ok()) return name.status();
+    absl::StatusOr<SolverKind> solver = parse_solver(*name);
+    if (!solver.ok()) return solver.status();
+    problem.solver = *solver;
+  }
+  if (absl::Status s = validate_problem(problem); !s.ok()) return s;
+  return problem;
+}
+
+absl::StatusOr<Problem> parse_problem_json(std::string_view text) {
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann's message already says "at line L, column C".
+    return absl::InvalidArgumentError(e.what());
+  }
+  return problem_from_json(value);
+}
+
+json problem_to_json(const Problem& problem) {
+  json out = json::object();
+  json nodes = json::array();
+  for (const Node& node : problem.nodes) {
+    const bool plain = node.kind.empty() && !node.leaving_soon && std::isinf(node.expected_idle_s);
+    if (plain) {
+      nodes.push_back(node.name);
+      continue;
+    }
+    json n = {{"name", node.name}};
+    if (!node.kind.empty()) n["kind"] = node.kind;
+    if (node.leaving_soon) n["leaving_soon"] = true;
+    if (std::isfinite(node.expected_idle_s)) n["expected_idle_s"] = node.expected_idle_s;
+    nodes.push_back(std::move(n));
+  }
+  out["nodes"] = std::move(nodes);
+  out["horizon_s"] = problem.horizon_s;
+  out["objective"] = to_string(problem.objective);
+  out["solver"] = to_string(problem.solver);
+  out["time_limit_s"] = problem.time_limit_s;
+  json jobs = json::array();
+  for (const Job& job : problem.jobs) {
+    json j = {{"id", job.id},
+              {"min_nodes", job.min_nodes},
+              {"max_nodes", job.max_nodes},
+              {"nodes", job.nodes},
+              {"scaling", {{"nodes", job.scaling.counts()}, {"samples_per_s", job.scaling.values()}}},
+              {"grow_stall_s", job.grow_stall_s},
+              {"shrink_stall_s", job.shrink_stall_s},
+              {"weight", job.weight}};
+    if (job.value) j["value"] = {{"nodes", job.value->counts()}, {"values", job.value->values()}};
+    if (job.min_share != 0) j["min_share"] = job.min_share;
+    if (!job.node_kind.empty()) j["node_kind"] = job.node_kind;
+    jobs.push_back(std::move(j));
+  }
+  out["jobs"] = std::move(jobs);
+  return out;
+}
+
+json allocation_to_json(const Allocation& allocation, const Problem* problem) {
+  std::unordered_set<std::string_view> pool;
+  if (problem != nullptr) {
+    for (const Node& node : problem->nodes) pool.insert(node.name);
+  }
+  json jobs = json::array();
+  for (std::size_t j = 0; j < allocation.jobs.size(); ++j) {
+    const JobAllocation& job = allocation.jobs[j];
+    json out = {{"id", job.id},
+                {"count", job.count},
+                {"nodes", job.nodes},
+                {"change", to_string(job.change)}};
+    if (problem != nullptr && j < problem->jobs.size()) {
+      const Job& in = problem->jobs[j];
+      out["previous"] = std::count_if(in.nodes.begin(), in.nodes.end(),
+                                      [&](const std::string& n) { return pool.contains(n); });
+      out["samples_per_s"] = in.scaling.at(job.count);
+    }
+    jobs.push_back(std::move(out));
+  }
+  return {{"status", to_string(allocation.status)},
+          {"objective", allocation.objective},
+          {"solve_ms", allocation.solve_ms},
+          {"jobs", std::move(jobs)},
+          {"dropped", allocation.dropped}};
+}
+
+}  // namespace elastic::alloc

@@ -1,0 +1,154 @@
+// Runs the real elastic-alloc binary: good JSON -> exit 0 and the issue's output shape; bad input
+// -> exit 2 with the file and field on stderr; the workload mode on the real 10-job workload.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "nlohmann/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("elastic_alloc_cli_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  static std::string slurp(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  CliRun run(const std::string& args, const std::string& stdin_path = "/dev/null") {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command = std::string("'") + ELASTIC_ALLOC_BIN + "' " + args + " <'" +
+                                stdin_path + "' >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  fs::path dir_;
+};
+
+const char* kGood = R"({"nodes": ["n1", "n2", "n3", "n4"], "horizon_s": 10, "objective": "throughput",
+  "solver": "milp", "time_limit_s": 10,
+  "jobs": [{"id": "J1", "min_nodes": 1, "max_nodes": 64, "nodes": ["n1"],
+            "scaling": {"nodes": [0, 1, 2, 4], "samples_per_s": [0, 2831, 5259, 9988]},
+            "grow_stall_s": 18, "shrink_stall_s": 12, "weight": 1.0}]})";
+
+TEST_F(Cli, GoodProblemPrintsTheAllocation) {
+  const CliRun r = run("'" + write("good.json", kGood) + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out["status"], "optimal");
+  EXPECT_TRUE(out["objective"].is_number());
+  EXPECT_TRUE(out["solve_ms"].is_number());
+  ASSERT_EQ(out["jobs"].size(), 1u);
+  EXPECT_EQ(out["jobs"][0]["id"], "J1");
+  EXPECT_EQ(out["jobs"][0]["count"], 4);
+  EXPECT_EQ(out["jobs"][0]["nodes"], json({"n1", "n2", "n3", "n4"}));
+  EXPECT_EQ(out["jobs"][0]["change"], "grow");
+}
+
+TEST_F(Cli, ReadsStdinAndAppliesOverrides) {
+  const CliRun r = run("- --solver equal-share --pretty", write("good.json", kGood));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  \"jobs\""), std::string::npos);  // indented
+  EXPECT_EQ(json::parse(r.out)["status"], "heuristic");
+}
+
+TEST_F(Cli, BadFieldExitsTwoNamingFileAndField) {
+  json bad = json::parse(kGood);
+  bad["jobs"][0]["scaling"]["nodes"][2] = 1;
+  const std::string path = write("bad.json", bad.dump());
+  const CliRun r = run("'" + path + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("jobs[0].scaling.nodes[2]"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(Cli, SyntaxErrorUnknownFieldAndMissingFileExitTwo) {
+  CliRun r = run("'" + write("syntax.json", "{\"nodes\": [") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("syntax.json"), std::string::npos) << r.err;
+
+  json bad = json::parse(kGood);
+  bad["jobs"][0]["colour"] = "red";
+  r = run("'" + write("unknown.json", bad.dump()) + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("jobs[0].colour"), std::string::npos) << r.err;
+
+  r = run("'" + (dir_ / "missing.json").string() + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
+
+  r = run("'" + write("good.json", kGood) + "' --solver cplex");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST_F(Cli, HelpDescribesFormatsAndExitCodes) {
+  const CliRun r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* text : {"PROBLEM JSON", "ALLOCATION JSON", "node-milp", "equal-share", "fair",
+                           "EXIT CODES", "--workload"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text;
+  }
+}
+
+TEST_F(Cli, WorkloadModeOnTheReal10JobWorkload) {
+  const std::string workload =
+      std::string(ELASTIC_SHARED_DATA) + "/workloads/hps-shufflenet-jobs-10J.csv.gz";
+  CliRun r = run("--workload '" + workload + "' --nodes 100 --json --solver dp");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json out = json::parse(r.out);
+  ASSERT_EQ(out["jobs"].size(), 10u);
+  int used = 0;
+  for (const json& job : out["jobs"]) {
+    used += job["count"].get<int>();
+    EXPECT_EQ(job["nodes"].size(), job["count"].get<std::size_t>());
+  }
+  EXPECT_LE(used, 100);
+  EXPECT_GT(used, 0);
+
+  r = run("--workload '" + workload + "' --nodes 100 --jobs 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("J00002"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("J00003"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples/s"), std::string::npos);
+
+  r = run("--workload '" + write("broken.csv", "job,Tcup\nJ1,x\n") + "' --nodes 10");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("broken.csv:1:"), std::string::npos) << r.err;
+}
+
+}  // namespace
