@@ -1,0 +1,230 @@
+// The elastic run loop (run.h): one step, one commit, one step boundary at a time; any failure is
+// turned into recover -> restore -> re-form, any membership change into commit -> re-form.
+#include "elastic/run.h"
+
+#include <cstdio>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace elastic::rt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Aborted: a peer failed; DeadlineExceeded: a peer is stuck (and the communicator was revoked so
+// that everybody else returns too). Both are repaired the same way.
+bool is_failure(const absl::Status& st) {
+  return absl::IsAborted(st) || absl::IsDeadlineExceeded(st);
+}
+
+class SessionMembership final : public Membership {
+ public:
+  explicit SessionMembership(Session& s) : s_(s) {}
+  MPI_Comm comm() const override { return s_.comm(); }
+  absl::StatusOr<Event> step_boundary(bool done) override { return s_.step_boundary(done); }
+  absl::StatusOr<Event> recover() override { return s_.recover(); }
+  void report(std::int64_t samples) override { s_.report(samples); }
+
+ private:
+  Session& s_;
+};
+
+class Loop {
+ public:
+  Loop(Membership& m, State& state, Sampler& sampler, StepFn step, RunOptions opts, RunCallbacks cb)
+      : m_(m),
+        state_(state),
+        sampler_(sampler),
+        step_fn_(std::move(step)),
+        opts_(std::move(opts)),
+        cb_(std::move(cb)),
+        last_checkpoint_(Clock::now()) {}
+
+  absl::StatusOr<RunResult> go();
+
+ private:
+  absl::Status form(ResetReason reason);
+  absl::StatusOr<Event> iterate();
+  absl::StatusOr<Event> repair(absl::Status cause);
+  absl::Status commit();
+  RunResult finish(Outcome outcome);
+
+  Membership& m_;
+  State& state_;
+  Sampler& sampler_;
+  StepFn step_fn_;
+  RunOptions opts_;
+  RunCallbacks cb_;
+  std::unique_ptr<coll::Communicator> comm_;
+  // Registered in the State: rolled back and synced with the model.
+  std::int64_t step_ = 0;
+  int size_ = 0;
+  int recoveries_ = 0;
+  int changes_ = 0;
+  std::uint64_t commits_since_checkpoint_ = 0;
+  Clock::time_point last_checkpoint_;
+  std::vector<std::uint64_t> ids_;
+};
+
+// 1 build the Communicator, 2 (start) load the durable checkpoint, 3 sync from rank 0,
+// 4 re-partition the sampler, 5 on_reset. See run.h.
+absl::Status Loop::form(ResetReason reason) {
+  if (comm_) comm_.reset();
+  absl::StatusOr<std::unique_ptr<coll::Communicator>> c =
+      coll::create_communicator(m_.comm(), opts_.backend, opts_.create);
+  if (!c.ok()) return c.status();
+  comm_ = std::move(*c);
+  if (reason == ResetReason::kStart && !opts_.checkpoint_path.empty()) {
+    // Every rank that sees the file loads it (the path is meant to be on a shared file system);
+    // the sync below makes rank 0's copy everyone's either way.
+    std::error_code ec;
+    if (std::filesystem::exists(opts_.checkpoint_path, ec)) {
+      if (absl::Status st = state_.load_checkpoint(opts_.checkpoint_path); !st.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot resume from the checkpoint: ", st.ToString()));
+      }
+    }
+  }
+  if (!state_.has_commit()) {
+    if (absl::Status st = state_.commit(); !st.ok()) return st;
+  }
+  if (absl::Status st = state_.sync(*comm_, 0, opts_.call); !st.ok()) return st;
+  sampler_.repartition(comm_->rank(), comm_->size());
+  const int previous = size_;
+  size_ = comm_->size();
+  if (cb_.on_reset) {
+    const ResetInfo info{reason, comm_->rank(), comm_->size(),
+                         reason == ResetReason::kStart ? 0 : previous, step_, comm_.get()};
+    if (absl::Status st = cb_.on_reset(info); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loop::commit() {
+  if (absl::Status st = state_.commit(); !st.ok()) return st;
+  ++commits_since_checkpoint_;
+  if (opts_.checkpoint_path.empty() || comm_->rank() != 0) return absl::OkStatus();
+  const bool by_count = opts_.checkpoint_every_commits > 0 &&
+                        commits_since_checkpoint_ >= opts_.checkpoint_every_commits;
+  const bool by_time = opts_.checkpoint_every.count() > 0 &&
+                       Clock::now() - last_checkpoint_ >= opts_.checkpoint_every;
+  if (!by_count && !by_time) return absl::OkStatus();
+  commits_since_checkpoint_ = 0;
+  last_checkpoint_ = Clock::now();
+  // The durable checkpoint is the fallback, not the training: a full disk must not stop a healthy
+  // job, so the error is reported and the next checkpoint tried as usual.
+  if (absl::Status st = state_.save_checkpoint(opts_.checkpoint_path); !st.ok()) {
+    std::fprintf(stderr, "elastic::run: durable checkpoint failed: %s\n", st.ToString().c_str());
+  }
+  return absl::OkStatus();
+}
+
+// One step (unless the epochs are done) and the step boundary.
+absl::StatusOr<Event> Loop::iterate() {
+  if (sampler_.epoch() < opts_.epochs) {
+    ids_ = sampler_.batch();
+    const std::uint64_t epoch = sampler_.epoch();
+    const StepContext ctx{*comm_, ids_, sampler_.global_batch_size(), epoch, step_};
+    if (absl::Status st = step_fn_(ctx); !st.ok()) return st;
+    sampler_.advance();
+    ++step_;
+    if (opts_.auto_report) m_.report(static_cast<std::int64_t>(ids_.size()));
+    const bool epoch_end = sampler_.epoch() != epoch;
+    if (epoch_end && cb_.on_epoch_end) {
+      if (absl::Status st = cb_.on_epoch_end(epoch, *comm_); !st.ok()) return st;
+    }
+    const std::uint64_t every = opts_.commit_every == 0 ? 1 : opts_.commit_every;
+    if (epoch_end || static_cast<std::uint64_t>(step_) % every == 0) {
+      if (absl::Status st = commit(); !st.ok()) return st;
+    }
+  }
+  return m_.step_boundary(sampler_.epoch() >= opts_.epochs);
+}
+
+// recover -> restore -> re-form, again if the re-forming itself meets a failure.
+absl::StatusOr<Event> Loop::repair(absl::Status cause) {
+  for (;;) {
+    if (recoveries_ >= opts_.max_recoveries) {
+      return absl::AbortedError(absl::StrCat("elastic::run: giving up after ", recoveries_,
+                                             " recoveries; last failure: ", cause.ToString()));
+    }
+    ++recoveries_;
+    // Peers blocked in a collective of ours must return (the backend revoked already when the
+    // failure surfaced there; a failure seen by the step boundary did not touch comm_).
+    if (comm_) comm_->abort(std::string(cause.message()));
+    absl::StatusOr<Event> ev = m_.recover();
+    if (!ev.ok()) return ev.status();
+    if (*ev == Event::kStop || *ev == Event::kLeave) return *ev;
+    // Nothing committed yet only when the failure hit the very first forming: form() commits.
+    if (state_.has_commit()) {
+      if (absl::Status st = state_.restore(); !st.ok()) return st;
+    }
+    absl::Status st = form(ResetReason::kRecovered);
+    if (st.ok()) return Event::kContinue;
+    if (!is_failure(st)) return st;
+    cause = std::move(st);
+  }
+}
+
+RunResult Loop::finish(Outcome outcome) {
+  RunResult r;
+  r.outcome = outcome;
+  r.steps = step_;
+  r.recoveries = recoveries_;
+  r.changes = changes_;
+  if (outcome == Outcome::kFinished) r.comm = std::move(comm_);
+  return r;
+}
+
+absl::StatusOr<RunResult> Loop::go() {
+  for (absl::Status st : {state_.add_object("elastic.sampler", &sampler_),
+                          state_.add_scalar("elastic.step", &step_)}) {
+    if (!st.ok()) return st;
+  }
+  absl::Status st = form(ResetReason::kStart);
+  for (;;) {
+    absl::StatusOr<Event> ev = st.ok() ? iterate() : absl::StatusOr<Event>(st);
+    if (!ev.ok()) {
+      if (!is_failure(ev.status())) return ev.status();
+      ev = repair(ev.status());
+      if (!ev.ok()) return ev.status();
+    }
+    st = absl::OkStatus();
+    switch (*ev) {
+      case Event::kContinue:
+        break;
+      case Event::kChanged:
+      case Event::kRecovered:
+        // Every survivor finished the same step (the boundary succeeded everywhere): keep it.
+        ++changes_;
+        st = state_.commit();
+        if (st.ok()) st = form(ResetReason::kChanged);
+        break;
+      case Event::kStop:
+        return finish(Outcome::kFinished);
+      case Event::kLeave:
+        return finish(Outcome::kLeft);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> run(Membership& membership, State& state, Sampler& sampler, StepFn step,
+                              RunOptions options, RunCallbacks callbacks) {
+  Loop loop(membership, state, sampler, std::move(step), std::move(options), std::move(callbacks));
+  return loop.go();
+}
+
+absl::StatusOr<RunResult> run(Session& session, State& state, Sampler& sampler, StepFn step,
+                              RunOptions options, RunCallbacks callbacks) {
+  SessionMembership m(session);
+  return run(m, state, sampler, std::move(step), std::move(options), std::move(callbacks));
+}
+
+}  // namespace elastic::rt
