@@ -24,8 +24,8 @@ using Clock = std::chrono::steady_clock;
 struct DpJob {
   std::size_t job = 0;
   int min_count = 0;
-  int cap = 0;               // budget this job's table spans
-  std::size_t offset = 0;    // start of its row in the choice table
+  int cap = 0;             // budget this job's table spans
+  std::size_t offset = 0;  // start of its row in the choice table
 };
 
 // Runs the table and writes the chosen counts; false when the time limit ran out.
@@ -160,8 +160,8 @@ absl::StatusOr<CountSolution> solve_dp(const CountModel& model, const SolveOptio
     }
   }
   if (base > model.pool) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count model infeasible: must-run floors need ", base, " nodes, the pool has ", model.pool));
+    return absl::InvalidArgumentError(absl::StrCat("count model infeasible: must-run floors need ",
+                                                   base, " nodes, the pool has ", model.pool));
   }
   const int budget = static_cast<int>(model.pool - base);
 
@@ -181,7 +181,8 @@ absl::StatusOr<CountSolution> solve_dp(const CountModel& model, const SolveOptio
     return solution;
   }
   solution.counts = std::move(counts);
-  for (std::size_t j = 0; j < num_jobs; ++j) solution.objective += model.gain(j, solution.counts[j]);
+  for (std::size_t j = 0; j < num_jobs; ++j)
+    solution.objective += model.gain(j, solution.counts[j]);
   solution.status = SolveStatus::kOptimal;
   return solution;
 }

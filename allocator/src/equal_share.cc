@@ -26,22 +26,23 @@ absl::StatusOr<CountSolution> solve_equal_share(const CountModel& model,
     hi[j] = std::min(job.hi, model.pool);
     if (!job.must_run) continue;
     if (lo[j] > hi[j]) {
-      return absl::InvalidArgumentError(absl::StrCat("count model job ", j,
-                                                     " must run but has no allowed count"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("count model job ", j, " must run but has no allowed count"));
     }
     solution.counts[j] = lo[j];
     used += lo[j];
   }
   if (used > model.pool) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count model infeasible: must-run floors need ", used, " nodes, the pool has ", model.pool));
+    return absl::InvalidArgumentError(absl::StrCat("count model infeasible: must-run floors need ",
+                                                   used, " nodes, the pool has ", model.pool));
   }
 
   const int share = model.pool / static_cast<int>(num_jobs);
   for (std::size_t j = 0; j < num_jobs; ++j) {
     const int want = std::min(share, hi[j]);
     if (want < lo[j] || want <= solution.counts[j]) continue;
-    const int add = static_cast<int>(std::min<long long>(want - solution.counts[j], model.pool - used));
+    const int add =
+        static_cast<int>(std::min<long long>(want - solution.counts[j], model.pool - used));
     if (solution.counts[j] + add < lo[j]) continue;
     solution.counts[j] += add;
     used += add;

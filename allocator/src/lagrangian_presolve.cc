@@ -24,8 +24,8 @@ struct HullEdge {
 
 // Upper concave hull of the piece endpoints (sorted by n), collinear points removed, so the
 // edge slopes strictly decrease.
-std::vector<HullPoint> upper_hull(const std::vector<CandidateRange>& pieces, const CountModel& model,
-                                  std::size_t j) {
+std::vector<HullPoint> upper_hull(const std::vector<CandidateRange>& pieces,
+                                  const CountModel& model, std::size_t j) {
   std::vector<HullPoint> points;
   for (const CandidateRange& p : pieces) {
     points.push_back({p.lo, model.gain(j, p.lo)});
@@ -49,7 +49,8 @@ std::vector<HullPoint> upper_hull(const std::vector<CandidateRange>& pieces, con
 
 // The integer sub-range of `piece` where the reduced value gain(n) - lambda*n is >= threshold.
 // `slack` (in nodes) widens the cut so rounding never drops a qualifying count.
-bool candidate_subrange(const CandidateRange& piece, double lambda, double threshold, int* lo, int* hi) {
+bool candidate_subrange(const CandidateRange& piece, double lambda, double threshold, int* lo,
+                        int* hi) {
   constexpr double kSlackNodes = 1e-6;
   const double f0 = piece.gain_lo - lambda * piece.lo;
   const double d = piece.slope - lambda;
@@ -124,8 +125,8 @@ absl::StatusOr<PresolveResult> lagrangian_presolve(const CountModel& model) {
     }
   }
   if (base > pool) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count model infeasible: must-run floors need ", base, " nodes, the pool has ", pool));
+    return absl::InvalidArgumentError(absl::StrCat("count model infeasible: must-run floors need ",
+                                                   base, " nodes, the pool has ", pool));
   }
   std::stable_sort(edges.begin(), edges.end(), [](const HullEdge& a, const HullEdge& b) {
     if (a.slope != b.slope) return a.slope > b.slope;

@@ -4,7 +4,8 @@
 //
 // Why it is exact. For lambda >= 0 and any feasible n (sum n_j <= N),
 //     sum_j gain_j(n_j) <= lambda*N + sum_j (gain_j(n_j) - lambda*n_j)
-//                       =  UB - sum_j rc_j(n_j),   rc_j(n) = h_j(lambda) - (gain_j(n) - lambda*n) >= 0,
+//                       =  UB - sum_j rc_j(n_j),   rc_j(n) = h_j(lambda) - (gain_j(n) - lambda*n)
+//                       >= 0,
 // where h_j(lambda) = max_n gain_j(n) - lambda*n and UB = lambda*N + sum_j h_j(lambda). If one job
 // uses a count with rc_j(n) > UB - LB, where LB is the value of a known feasible allocation, the
 // allocation is worth less than LB and cannot be optimal. So every optimum uses, for each job, a

@@ -89,11 +89,13 @@ CountModel build_instance(const std::vector<Profile>& profiles, Size size) {
   // Held counts: a random split of about 80% of the pool, as after earlier decisions.
   int free = size.nodes * 4 / 5;
   for (int j = 0; j < size.jobs; ++j) {
-    const Profile& p = profiles[static_cast<std::size_t>(uniform(0, static_cast<int>(profiles.size()) - 1))];
+    const Profile& p =
+        profiles[static_cast<std::size_t>(uniform(0, static_cast<int>(profiles.size()) - 1))];
     CountJob job;
     job.value = *PiecewiseLinear::create(p.counts, p.throughput, p.model);
     job.lo = uniform(1, 2);
-    job.hi = std::min(size.nodes, std::vector<int>{16, 32, 64, 128}[static_cast<std::size_t>(uniform(0, 3))]);
+    job.hi = std::min(size.nodes,
+                      std::vector<int>{16, 32, 64, 128}[static_cast<std::size_t>(uniform(0, 3))]);
     const int fair = std::max(1, 2 * size.nodes / size.jobs);
     job.current = std::min({free, job.hi, uniform(0, fair)});
     free -= job.current;
@@ -172,8 +174,8 @@ class TableReporter : public benchmark::ConsoleReporter {
 };
 
 void print_table() {
-  std::printf("\n%-18s %-11s %12s %14s %s\n", "solver", "jobs x nodes", "median ms",
-              "vs node MILP", "objective / note");
+  std::printf("\n%-18s %-11s %12s %14s %s\n", "solver", "jobs x nodes", "median ms", "vs node MILP",
+              "objective / note");
   for (Size size : kSizes) {
     const std::string label = size_label(size);
     const auto base = g_outcomes.find({"node_milp", label});
@@ -191,8 +193,8 @@ void print_table() {
       if (o.median_ms > 0) std::snprintf(median, sizeof median, "%.4g", o.median_ms);
       std::string note = o.note;
       if (note.empty()) note = std::to_string(o.objective);
-      std::printf("%-18s %-11s %12s %14s %s\n", solver.name.c_str(), label.c_str(), median,
-                  speedup, note.c_str());
+      std::printf("%-18s %-11s %12s %14s %s\n", solver.name.c_str(), label.c_str(), median, speedup,
+                  note.c_str());
     }
   }
 }
@@ -225,14 +227,18 @@ int main(int argc, char** argv) {
     const Size size = kSizes[s];
     const std::string label = size_label(size);
     for (const SolverEntry& solver : solvers()) {
-      if (solver.max_node_binaries > 0 && size.jobs * size.nodes > solver.max_node_binaries) continue;
+      if (solver.max_node_binaries > 0 && size.jobs * size.nodes > solver.max_node_binaries)
+        continue;
       const bool slow = solver.name.find("milp") != std::string::npos;
       auto* b = benchmark::RegisterBenchmark(
           (solver.name + "/" + label).c_str(),
           [solver, label, model = &models[s]](benchmark::State& state) {
             run_solver(state, solver, model, label);
           });
-      b->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(slow ? 3 : 7)->ReportAggregatesOnly(true);
+      b->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Repetitions(slow ? 3 : 7)
+          ->ReportAggregatesOnly(true);
       if (slow) b->Iterations(1);
       g_outcomes[{solver.name, label}];
     }

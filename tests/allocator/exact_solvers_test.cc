@@ -34,7 +34,9 @@ PiecewiseLinear table(std::vector<int> counts, std::vector<double> values) {
 // must-run floors only where the pool can honour all of them.
 CountModel random_model(std::mt19937_64& rng, int num_jobs, int pool) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto real = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
   CountModel model;
   model.pool = pool;
   model.horizon_s = std::vector<double>{10.0, 1.0, 30.0}[static_cast<std::size_t>(uniform(0, 2))];
@@ -50,9 +52,12 @@ CountModel random_model(std::mt19937_64& rng, int num_jobs, int pool) {
     const int shape = uniform(0, 2);
     double v = 0.0;
     for (int p = 0; p < points; ++p) {
-      if (shape == 0) v += real(0.0, 10.0) / (p + 1);          // concave-ish
-      else if (shape == 1) v = real(0.0, 20.0);                // jagged, non-monotone
-      else v += static_cast<double>(uniform(0, 4));            // integer steps: ties
+      if (shape == 0)
+        v += real(0.0, 10.0) / (p + 1);  // concave-ish
+      else if (shape == 1)
+        v = real(0.0, 20.0);  // jagged, non-monotone
+      else
+        v += static_cast<double>(uniform(0, 4));  // integer steps: ties
       values.push_back(v);
     }
     job.value = table(counts, values);
@@ -98,10 +103,8 @@ struct SolverCase {
 
 std::vector<SolverCase> exact_solvers() {
   return {
-      {"dp_presolve", solve_dp, true},
-      {"dp_plain", solve_dp, false},
-      {"milp_presolve", solve_milp, true},
-      {"milp_plain", solve_milp, false},
+      {"dp_presolve", solve_dp, true},           {"dp_plain", solve_dp, false},
+      {"milp_presolve", solve_milp, true},       {"milp_plain", solve_milp, false},
       {"node_milp", solve_node_milp, false, 60},
   };
 }
@@ -171,7 +174,8 @@ TEST_P(PresolveTest, BoundsAndCandidatesHoldEveryOptimum) {
     EXPECT_GE(pre->upper_bound, oracle.best - slack);
     ASSERT_TRUE(feasible(model, pre->incumbent.counts));
     EXPECT_LE(pre->incumbent.objective, oracle.best + slack);
-    EXPECT_TRUE(near(pre->incumbent.objective, objective_of(model, pre->incumbent.counts), kTolerance));
+    EXPECT_TRUE(
+        near(pre->incumbent.objective, objective_of(model, pre->incumbent.counts), kTolerance));
     EXPECT_GE(pre->lambda, 0.0);
     ASSERT_EQ(pre->candidates.size(), model.jobs.size());
     for (std::size_t j = 0; j < model.jobs.size(); ++j) {
@@ -475,7 +479,8 @@ TEST(EqualShare, StaysWithinThePoolAndTheBounds) {
       }
     }
     EXPECT_TRUE(near(got->objective, objective_of(model, got->counts), kTolerance));
-    EXPECT_LE(got->objective, brute_force(model).best + 1e-9 * std::max(1.0, std::abs(got->objective)));
+    EXPECT_LE(got->objective,
+              brute_force(model).best + 1e-9 * std::max(1.0, std::abs(got->objective)));
   }
 }
 
