@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "str_cat.h"
 #include "elastic/allocator/node_mapping.h"
 #include "elastic/allocator/solvers.h"
+#include "str_cat.h"
 
 namespace elastic::alloc {
 namespace {
@@ -44,22 +44,20 @@ absl::StatusOr<CountSolution> dispatch(SolverKind solver, const CountModel& mode
 absl::Status check_solution(const CountModel& model, const CountSolution& solution,
                             std::string_view kind) {
   if (solution.counts.size() != model.jobs.size()) {
-    return absl::InternalError(str_cat("solver returned ", solution.counts.size(),
-                                            " counts for ", model.jobs.size(), " jobs of kind '",
-                                            kind, "'"));
+    return absl::InternalError(str_cat("solver returned ", solution.counts.size(), " counts for ",
+                                       model.jobs.size(), " jobs of kind '", kind, "'"));
   }
   long total = 0;
   for (std::size_t j = 0; j < model.jobs.size(); ++j) {
     if (!model.allowed(j, solution.counts[j])) {
       return absl::InternalError(str_cat("solver returned the count ", solution.counts[j],
-                                              ", not allowed for job ", j, " of kind '", kind,
-                                              "'"));
+                                         ", not allowed for job ", j, " of kind '", kind, "'"));
     }
     total += solution.counts[j];
   }
   if (total > model.pool) {
-    return absl::InternalError(str_cat("solver used ", total, " nodes of kind '", kind,
-                                            "', the pool has ", model.pool));
+    return absl::InternalError(
+        str_cat("solver used ", total, " nodes of kind '", kind, "', the pool has ", model.pool));
   }
   return absl::OkStatus();
 }
@@ -93,8 +91,8 @@ absl::Status validate_problem(const Problem& problem) {
     if (node.name.empty()) return field_error(field, "empty node name");
     const auto [it, inserted] = pool.emplace(node.name, i);
     if (!inserted) {
-      return field_error(field, str_cat("duplicate node '", node.name, "' (also nodes[",
-                                             it->second, "])"));
+      return field_error(
+          field, str_cat("duplicate node '", node.name, "' (also nodes[", it->second, "])"));
     }
     if (std::isnan(node.expected_idle_s) || node.expected_idle_s < 0) {
       return field_error(str_cat(field, ".expected_idle_s"),
@@ -110,14 +108,14 @@ absl::Status validate_problem(const Problem& problem) {
     const auto [id_it, id_new] = ids.emplace(job.id, j);
     if (!id_new) {
       return field_error(prefix + ".id", str_cat("duplicate job id '", job.id, "' (also jobs[",
-                                                      id_it->second, "])"));
+                                                 id_it->second, "])"));
     }
     if (job.min_nodes < 1) {
       return field_error(prefix + ".min_nodes", str_cat("must be >= 1, got ", job.min_nodes));
     }
     if (job.min_nodes > job.max_nodes) {
-      return field_error(prefix + ".max_nodes", str_cat("min_nodes ", job.min_nodes,
-                                                             " > max_nodes ", job.max_nodes));
+      return field_error(prefix + ".max_nodes",
+                         str_cat("min_nodes ", job.min_nodes, " > max_nodes ", job.max_nodes));
     }
     if (absl::Status s = check_non_negative(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
       return s;
@@ -138,17 +136,16 @@ absl::Status validate_problem(const Problem& problem) {
       if (name.empty()) return field_error(field, "empty node name");
       const auto [it, inserted] = holder.emplace(name, j);
       if (!inserted) {
-        return field_error(field, it->second == j
-                                      ? str_cat("node '", name, "' listed twice")
-                                      : str_cat("node '", name, "' is also held by jobs[",
-                                                     it->second, "]"));
+        return field_error(
+            field, it->second == j
+                       ? str_cat("node '", name, "' listed twice")
+                       : str_cat("node '", name, "' is also held by jobs[", it->second, "]"));
       }
       const auto in_pool = pool.find(name);
       if (in_pool != pool.end() && problem.nodes[in_pool->second].kind != job.node_kind) {
-        return field_error(field, str_cat("node '", name, "' is of kind '",
-                                               problem.nodes[in_pool->second].kind,
-                                               "' but the job runs on kind '", job.node_kind,
-                                               "'"));
+        return field_error(
+            field, str_cat("node '", name, "' is of kind '", problem.nodes[in_pool->second].kind,
+                           "' but the job runs on kind '", job.node_kind, "'"));
       }
     }
   }

@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "str_cat.h"
 #include "elastic/allocator/allocator.h"
+#include "str_cat.h"
 
 namespace elastic::alloc {
 namespace {

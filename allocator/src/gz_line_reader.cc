@@ -34,7 +34,7 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
       const char* message = gzerror(file_.get(), &code);
       if (code != Z_OK && code != Z_STREAM_END) {
         return absl::DataLossError(str_cat(path_, ":", line_number_ + 1,
-                                                ": cannot read: ", message ? message : "zlib error"));
+                                           ": cannot read: ", message ? message : "zlib error"));
       }
       break;  // end of file
     }

@@ -105,9 +105,9 @@ bool natural_less(std::string_view a, std::string_view b) {
   return a < b;  // e.g. "n01" vs "n1": equal as numbers, still ordered
 }
 
-absl::StatusOr<std::vector<NodeAssignment>> map_nodes(std::span<const Node> pool,
-                                                      std::span<const std::vector<std::string>> held,
-                                                      std::span<const int> counts) {
+absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
+    std::span<const Node> pool, std::span<const std::vector<std::string>> held,
+    std::span<const int> counts) {
   if (held.size() != counts.size()) {
     return absl::InvalidArgumentError(
         str_cat("map_nodes: ", held.size(), " held lists but ", counts.size(), " counts"));
@@ -140,8 +140,7 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(std::span<const Node> pool
             str_cat("map_nodes: job ", j, " holds '", name, "', not in the pool"));
       }
       if (used[it->second]) {
-        return absl::InvalidArgumentError(
-            str_cat("map_nodes: node '", name, "' is held twice"));
+        return absl::InvalidArgumentError(str_cat("map_nodes: node '", name, "' is held twice"));
       }
       used[it->second] = true;
       have[j].push_back(it->second);
@@ -168,7 +167,8 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(std::span<const Node> pool
     for (int r = 0; r < release; ++r) used[have[j][r]] = false;
     have[j].erase(have[j].begin(), have[j].begin() + release);
   }
-  // Free nodes in two tiers: a growing job takes a leaving_soon node only when nothing else is free.
+  // Free nodes in two tiers: a growing job takes a leaving_soon node only when nothing else is
+  // free.
   std::set<int> free_stable, free_leaving;
   for (int p = 0; p < static_cast<int>(pool.size()); ++p) {
     if (!used[p]) (node_at(p).leaving_soon ? free_leaving : free_stable).insert(p);

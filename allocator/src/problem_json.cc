@@ -7,9 +7,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "str_cat.h"
-#include "fmt/ranges.h"
 #include "elastic/allocator/allocator.h"
+#include "fmt/ranges.h"
+#include "str_cat.h"
 
 namespace elastic::alloc {
 namespace {
@@ -50,8 +50,9 @@ absl::Status check_keys(const json& object, std::string_view field,
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       const std::string where = field.empty() ? key : str_cat(field, ".", key);
-      return field_error(where, str_cat("unknown field (accepted: ", fmt::format("{}", fmt::join(allowed, ", ")),
-                                             ")"));
+      return field_error(
+          where,
+          str_cat("unknown field (accepted: ", fmt::format("{}", fmt::join(allowed, ", ")), ")"));
     }
   }
   return absl::OkStatus();
@@ -104,8 +105,8 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
     if (!n.ok()) return n.status();
     if (*n < 0) return field_error(at, str_cat("node count must be >= 0, got ", *n));
     if (i > 0 && *n <= counts.back()) {
-      return field_error(at, str_cat("node counts must increase (", counts.back(), " then ",
-                                          *n, ")"));
+      return field_error(at,
+                         str_cat("node counts must increase (", counts.back(), " then ", *n, ")"));
     }
     counts.push_back(*n);
   }
@@ -130,7 +131,8 @@ absl::StatusOr<Node> get_node(const json& value, const std::string& field) {
     return node;
   }
   if (!value.is_object()) return wrong_type(value, field, "a node name or object");
-  if (absl::Status s = check_keys(value, field, {"name", "kind", "leaving_soon", "expected_idle_s"});
+  if (absl::Status s =
+          check_keys(value, field, {"name", "kind", "leaving_soon", "expected_idle_s"});
       !s.ok()) {
     return s;
   }
@@ -170,10 +172,10 @@ absl::StatusOr<std::vector<std::string>> get_names(const json& value, const std:
 
 absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
   if (!value.is_object()) return wrong_type(value, field, "an object");
-  if (absl::Status s = check_keys(value, field,
-                                  {"id", "min_nodes", "max_nodes", "nodes", "scaling", "value",
-                                   "grow_stall_s", "shrink_stall_s", "weight", "min_share",
-                                   "node_kind"});
+  if (absl::Status s =
+          check_keys(value, field,
+                     {"id", "min_nodes", "max_nodes", "nodes", "scaling", "value", "grow_stall_s",
+                      "shrink_stall_s", "weight", "min_share", "node_kind"});
       !s.ok()) {
     return s;
   }
@@ -198,11 +200,11 @@ absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
     out = *d;
     return absl::OkStatus();
   };
-  for (absl::Status s : {read_int("min_nodes", job.min_nodes), read_int("max_nodes", job.max_nodes),
-                         read_int("min_share", job.min_share),
-                         read_non_negative("grow_stall_s", job.grow_stall_s),
-                         read_non_negative("shrink_stall_s", job.shrink_stall_s),
-                         read_non_negative("weight", job.weight)}) {
+  for (absl::Status s :
+       {read_int("min_nodes", job.min_nodes), read_int("max_nodes", job.max_nodes),
+        read_int("min_share", job.min_share), read_non_negative("grow_stall_s", job.grow_stall_s),
+        read_non_negative("shrink_stall_s", job.shrink_stall_s),
+        read_non_negative("weight", job.weight)}) {
     if (!s.ok()) return s;
   }
   if (value.contains("nodes")) {
@@ -215,7 +217,8 @@ absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
   if (!scaling.ok()) return scaling.status();
   job.scaling = *std::move(scaling);
   if (value.contains("value")) {
-    absl::StatusOr<PiecewiseLinear> table = get_table(value.at("value"), field + ".value", "values");
+    absl::StatusOr<PiecewiseLinear> table =
+        get_table(value.at("value"), field + ".value", "values");
     if (!table.ok()) return table.status();
     job.value = *std::move(table);
   }
@@ -282,12 +285,12 @@ std::string_view to_string(Change change) {
 }
 
 absl::StatusOr<Objective> parse_objective(std::string_view name) {
-  for (Objective o : {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted,
-                      Objective::kFair}) {
+  for (Objective o :
+       {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
     if (name == to_string(o)) return o;
   }
-  return absl::InvalidArgumentError(str_cat(
-      "objective: unknown objective '", name, "' (accepted: throughput, speedup, weighted, fair)"));
+  return absl::InvalidArgumentError(str_cat("objective: unknown objective '", name,
+                                            "' (accepted: throughput, speedup, weighted, fair)"));
 }
 
 absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
@@ -295,14 +298,14 @@ absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
        {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
     if (name == to_string(s)) return s;
   }
-  return absl::InvalidArgumentError(str_cat(
-      "solver: unknown solver '", name, "' (accepted: milp, dp, node-milp, equal-share)"));
+  return absl::InvalidArgumentError(
+      str_cat("solver: unknown solver '", name, "' (accepted: milp, dp, node-milp, equal-share)"));
 }
 
 absl::StatusOr<Problem> problem_from_json(const json& value) {
   if (!value.is_object()) return wrong_type(value, "(top level)", "an object");
-  if (absl::Status s = check_keys(value, "", {"nodes", "horizon_s", "objective", "solver",
-                                              "time_limit_s", "jobs"});
+  if (absl::Status s = check_keys(
+          value, "", {"nodes", "horizon_s", "objective", "solver", "time_limit_s", "jobs"});
       !s.ok()) {
     return s;
   }
@@ -384,14 +387,15 @@ json problem_to_json(const Problem& problem) {
   out["time_limit_s"] = problem.time_limit_s;
   json jobs = json::array();
   for (const Job& job : problem.jobs) {
-    json j = {{"id", job.id},
-              {"min_nodes", job.min_nodes},
-              {"max_nodes", job.max_nodes},
-              {"nodes", job.nodes},
-              {"scaling", {{"nodes", job.scaling.counts()}, {"samples_per_s", job.scaling.values()}}},
-              {"grow_stall_s", job.grow_stall_s},
-              {"shrink_stall_s", job.shrink_stall_s},
-              {"weight", job.weight}};
+    json j = {
+        {"id", job.id},
+        {"min_nodes", job.min_nodes},
+        {"max_nodes", job.max_nodes},
+        {"nodes", job.nodes},
+        {"scaling", {{"nodes", job.scaling.counts()}, {"samples_per_s", job.scaling.values()}}},
+        {"grow_stall_s", job.grow_stall_s},
+        {"shrink_stall_s", job.shrink_stall_s},
+        {"weight", job.weight}};
     if (job.value) j["value"] = {{"nodes", job.value->counts()}, {"values", job.value->values()}};
     if (job.min_share != 0) j["min_share"] = job.min_share;
     if (!job.node_kind.empty()) j["node_kind"] = job.node_kind;

@@ -17,7 +17,9 @@ template <typename T>
 const T& formattable(const T& value) {
   return value;
 }
-inline std::string_view formattable(absl::string_view value) { return {value.data(), value.size()}; }
+inline std::string_view formattable(absl::string_view value) {
+  return {value.data(), value.size()};
+}
 }  // namespace detail
 
 template <typename... Args>

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "str_cat.h"
 #include "elastic/allocator/gz_line_reader.h"
+#include "str_cat.h"
 
 namespace elastic::alloc {
 namespace {
@@ -64,8 +64,8 @@ absl::StatusOr<std::vector<Field>> split_csv(std::string_view line, const std::s
             str_cat(path, ":", line_number, ":", field.column, ": unterminated quote"));
       }
       if (i < line.size() && line[i] != ',') {
-        return absl::InvalidArgumentError(str_cat(
-            path, ":", line_number, ":", i + 1, ": expected ',' after a quoted field"));
+        return absl::InvalidArgumentError(
+            str_cat(path, ":", line_number, ":", i + 1, ": expected ',' after a quoted field"));
       }
     } else {
       while (i < line.size() && line[i] != ',') field.text.push_back(line[i++]);
@@ -235,8 +235,8 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     if (!fields.ok()) return fields.status();
     if (fields->size() != header->size()) {
       return absl::InvalidArgumentError(str_cat(path, ":", ln, ":", line.size() + 1, ": ",
-                                                     fields->size(), " fields, the header has ",
-                                                     header->size()));
+                                                fields->size(), " fields, the header has ",
+                                                header->size()));
     }
     auto at = [&](std::size_t c) -> const Field& { return (*fields)[index[c]]; };
     auto where = [&](std::size_t c) { return Where{path, ln, at(c).column, kColumns[c]}; };
@@ -274,9 +274,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
       }
       counts.push_back(static_cast<int>(n));
       if (i > 0 && counts[i] <= counts[i - 1]) {
-        return error_at(Where{path, ln, at(7).column, name},
-                        str_cat("node counts must increase (", counts[i - 1], " then ",
-                                     counts[i], ")"));
+        return error_at(
+            Where{path, ln, at(7).column, name},
+            str_cat("node counts must increase (", counts[i - 1], " then ", counts[i], ")"));
       }
     }
     absl::StatusOr<PiecewiseLinear> ps = parse_table(counts, at(8), where(8));

@@ -135,7 +135,8 @@ absl::StatusOr<Problem> workload_problem(const Options& options) {
     job.value = w.value;
     job.grow_stall_s = w.grow_stall_s;
     job.shrink_stall_s = w.shrink_stall_s;
-    int held = static_cast<int>(rng() % static_cast<std::uint32_t>(std::min(w.max_nodes, fair_share) + 1));
+    int held =
+        static_cast<int>(rng() % static_cast<std::uint32_t>(std::min(w.max_nodes, fair_share) + 1));
     if (held > 0 && held < w.min_nodes) held = w.min_nodes;
     if (held > static_cast<int>(names.size() - next)) held = 0;
     for (int k = 0; k < held; ++k) job.nodes.push_back(names[next++]);
@@ -153,12 +154,14 @@ void print_table(const Problem& problem, const Allocation& allocation, const Opt
   }
   fmt::print("workload {} (first {} jobs), pool {} nodes, solver {}, objective {}\n",
              options.workload_path, problem.jobs.size(), problem.nodes.size(),
-             elastic::alloc::to_string(problem.solver), elastic::alloc::to_string(problem.objective));
-  fmt::print("status {}, objective {:.6g}, solve {:.3f} ms, {}/{} nodes allocated, {:.1f} samples/s\n\n",
-             elastic::alloc::to_string(allocation.status), allocation.objective,
-             allocation.solve_ms, used, problem.nodes.size(), total);
-  fmt::print("{:<20} {:<12} {:>5} {:>6}  {:<7} {:>12}\n", "job", "model", "held", "count",
-             "change", "samples/s");
+             elastic::alloc::to_string(problem.solver),
+             elastic::alloc::to_string(problem.objective));
+  fmt::print(
+      "status {}, objective {:.6g}, solve {:.3f} ms, {}/{} nodes allocated, {:.1f} samples/s\n\n",
+      elastic::alloc::to_string(allocation.status), allocation.objective, allocation.solve_ms, used,
+      problem.nodes.size(), total);
+  fmt::print("{:<20} {:<12} {:>5} {:>6}  {:<7} {:>12}\n", "job", "model", "held", "count", "change",
+             "samples/s");
   for (std::size_t j = 0; j < allocation.jobs.size(); ++j) {
     const elastic::alloc::Job& job = problem.jobs[j];
     const elastic::alloc::JobAllocation& out = allocation.jobs[j];
@@ -171,18 +174,20 @@ void print_table(const Problem& problem, const Allocation& allocation, const Opt
 
 int run(const Options& options) {
   const bool workload = !options.workload_path.empty();
-  const std::string source = workload ? options.workload_path
+  const std::string source = workload                      ? options.workload_path
                              : options.problem_path == "-" ? std::string("<stdin>")
                                                            : options.problem_path;
   absl::StatusOr<Problem> problem;
   if (workload) {
     problem = workload_problem(options);
-    if (!problem.ok()) return fail(exit_code(problem.status()), "", std::string(problem.status().message()));
+    if (!problem.ok())
+      return fail(exit_code(problem.status()), "", std::string(problem.status().message()));
   } else {
     absl::StatusOr<std::string> text = read_all(options.problem_path);
     if (!text.ok()) return fail(kExitBadInput, source, std::string(text.status().message()));
     problem = elastic::alloc::parse_problem_json(*text);
-    if (!problem.ok()) return fail(exit_code(problem.status()), source, std::string(problem.status().message()));
+    if (!problem.ok())
+      return fail(exit_code(problem.status()), source, std::string(problem.status().message()));
   }
   if (options.solver) problem->solver = *elastic::alloc::parse_solver(*options.solver);
   if (options.objective) problem->objective = *elastic::alloc::parse_objective(*options.objective);
@@ -248,7 +253,8 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (options.problem_path.empty() && options.workload_path.empty()) {
-    return fail(kExitBadInput, "", "give a PROBLEM file (or - for stdin) or --workload; see --help");
+    return fail(kExitBadInput, "",
+                "give a PROBLEM file (or - for stdin) or --workload; see --help");
   }
   try {
     return run(options);

@@ -151,8 +151,8 @@ TEST(Allocate, FairRaisesTheWorstJob) {
 TEST(Allocate, FairFloorsAreTheSmallestCountsReachingTheLevel) {
   Problem problem = pool_problem(10);
   // "flat" saturates at 2 nodes, so 2 nodes already give it full progress.
-  problem.jobs = {job("flat", 1, 10, table({0, 2, 10}, {0, 100, 100})), job("lin", 1, 10, linear(1)),
-                  job("lin2", 1, 10, linear(1))};
+  problem.jobs = {job("flat", 1, 10, table({0, 2, 10}, {0, 100, 100})),
+                  job("lin", 1, 10, linear(1)), job("lin2", 1, 10, linear(1))};
   problem.objective = Objective::kFair;
   auto models = build_count_models(problem);
   ASSERT_TRUE(models.ok());
@@ -162,10 +162,17 @@ TEST(Allocate, FairFloorsAreTheSmallestCountsReachingTheLevel) {
   EXPECT_EQ(model.jobs[0].lo, 1);
   EXPECT_EQ(model.jobs[1].lo, 4);
   EXPECT_EQ(model.jobs[2].lo, 4);
-  EXPECT_DOUBLE_EQ(apply_fair_floors(*&(*models)[0].model, {&problem.jobs[0].scaling,
-                                                           &problem.jobs[1].scaling,
-                                                           &problem.jobs[2].scaling}),
-                   0.4);
+
+  // The same first stage called directly on the throughput model reports the level it reached.
+  problem.objective = Objective::kThroughput;
+  auto plain = build_count_models(problem);
+  ASSERT_TRUE(plain.ok());
+  CountModel staged = (*plain)[0].model;
+  EXPECT_FALSE(staged.jobs[0].must_run);
+  const std::vector<const PiecewiseLinear*> scaling = {
+      &problem.jobs[0].scaling, &problem.jobs[1].scaling, &problem.jobs[2].scaling};
+  EXPECT_DOUBLE_EQ(apply_fair_floors(staged, scaling), 0.4);
+  EXPECT_EQ(staged.jobs[1].lo, 4);
 }
 
 TEST(Allocate, MinShareFloorsHonouredInJobOrderWhileTheyFit) {
@@ -192,8 +199,9 @@ TEST(Allocate, EverySolverDispatchMatchesTheModel) {
     for (int j = 0; j < jobs; ++j) {
       Job one = job("j" + std::to_string(j), 1 + static_cast<int>(rng() % 2),
                     2 + static_cast<int>(rng() % 5),
-                    table({1, 2, 4}, {1.0 + static_cast<double>(rng() % 10), 2.0 + static_cast<double>(rng() % 15),
-                                     3.0 + static_cast<double>(rng() % 30)}));
+                    table({1, 2, 4}, {1.0 + static_cast<double>(rng() % 10),
+                                      2.0 + static_cast<double>(rng() % 15),
+                                      3.0 + static_cast<double>(rng() % 30)}));
       one.grow_stall_s = static_cast<double>(rng() % 5);
       one.shrink_stall_s = static_cast<double>(rng() % 5);
       const int held = static_cast<int>(rng() % 3);

@@ -59,7 +59,8 @@ class Cli : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* kGood = R"({"nodes": ["n1", "n2", "n3", "n4"], "horizon_s": 10, "objective": "throughput",
+const char* kGood =
+    R"({"nodes": ["n1", "n2", "n3", "n4"], "horizon_s": 10, "objective": "throughput",
   "solver": "milp", "time_limit_s": 10,
   "jobs": [{"id": "J1", "min_nodes": 1, "max_nodes": 64, "nodes": ["n1"],
             "scaling": {"nodes": [0, 1, 2, 4], "samples_per_s": [0, 2831, 5259, 9988]},

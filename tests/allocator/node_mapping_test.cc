@@ -121,10 +121,11 @@ TEST(NodeMapping, RejectsBadInput) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(
       map_nodes(pool, std::vector<std::vector<std::string>>{{"x9"}}, std::vector<int>{1}).ok());
-  EXPECT_FALSE(map_nodes(pool, std::vector<std::vector<std::string>>{{"n1"}, {"n1"}},
-                         std::vector<int>{1, 1})
-                   .ok());
-  EXPECT_FALSE(map_nodes(pool, std::vector<std::vector<std::string>>{{}}, std::vector<int>{-1}).ok());
+  EXPECT_FALSE(
+      map_nodes(pool, std::vector<std::vector<std::string>>{{"n1"}, {"n1"}}, std::vector<int>{1, 1})
+          .ok());
+  EXPECT_FALSE(
+      map_nodes(pool, std::vector<std::vector<std::string>>{{}}, std::vector<int>{-1}).ok());
 }
 
 // Random pools (sizes 0, 1, primes and more), random holdings, flags and counts.
@@ -184,7 +185,7 @@ TEST(NodeMapping, NeverMovesNodesAwayFromKeepingOrGrowingJobs) {
       }
       const Change expected = counts[j] > static_cast<int>(held[j].size())   ? Change::kGrow
                               : counts[j] < static_cast<int>(held[j].size()) ? Change::kShrink
-                                                                              : Change::kKeep;
+                                                                             : Change::kKeep;
       EXPECT_EQ(out.change, expected);
     }
     // Deterministic: the same input gives the same names.

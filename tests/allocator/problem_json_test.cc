@@ -88,27 +88,40 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"unknown_top", [](json& j) { j["horizon"] = 5; }, "horizon"},
         BadInput{"unknown_job_field", [](json& j) { job0(j)["maxnodes"] = 5; }, "jobs[0].maxnodes"},
         BadInput{"unknown_table_field",
-                 [](json& j) { job0(j)["scaling"]["rates"] = json::array(); }, "jobs[0].scaling.rates"},
+                 [](json& j) { job0(j)["scaling"]["rates"] = json::array(); },
+                 "jobs[0].scaling.rates"},
         BadInput{"non_increasing_counts",
-                 [](json& j) { job0(j)["scaling"]["nodes"] = {0, 1, 1, 4}; }, "jobs[0].scaling.nodes[2]"},
-        BadInput{"fractional_count",
-                 [](json& j) { job0(j)["scaling"]["nodes"][1] = 1.5; }, "jobs[0].scaling.nodes[1]"},
-        BadInput{"negative_rate",
-                 [](json& j) { job0(j)["scaling"]["samples_per_s"][3] = -1; },
+                 [](json& j) {
+                   job0(j)["scaling"]["nodes"] = {0, 1, 1, 4};
+                 },
+                 "jobs[0].scaling.nodes[2]"},
+        BadInput{"fractional_count", [](json& j) { job0(j)["scaling"]["nodes"][1] = 1.5; },
+                 "jobs[0].scaling.nodes[1]"},
+        BadInput{"negative_rate", [](json& j) { job0(j)["scaling"]["samples_per_s"][3] = -1; },
                  "jobs[0].scaling.samples_per_s[3]"},
         BadInput{"length_mismatch",
-                 [](json& j) { job0(j)["scaling"]["samples_per_s"] = {0, 1}; },
+                 [](json& j) {
+                   job0(j)["scaling"]["samples_per_s"] = {0, 1};
+                 },
                  "jobs[0].scaling.samples_per_s"},
-        BadInput{"empty_table",
-                 [](json& j) { job0(j)["scaling"] = {{"nodes", json::array()}, {"samples_per_s", json::array()}}; },
-                 "jobs[0].scaling.nodes"},
+        BadInput{
+            "empty_table",
+            [](json& j) {
+              job0(j)["scaling"] = {{"nodes", json::array()}, {"samples_per_s", json::array()}};
+            },
+            "jobs[0].scaling.nodes"},
         BadInput{"missing_scaling", [](json& j) { job0(j).erase("scaling"); }, "jobs[0].scaling"},
         BadInput{"wrong_type", [](json& j) { job0(j)["min_nodes"] = "1"; }, "jobs[0].min_nodes"},
         BadInput{"min_above_max", [](json& j) { job0(j)["min_nodes"] = 65; }, "jobs[0].max_nodes"},
         BadInput{"min_below_one", [](json& j) { job0(j)["min_nodes"] = 0; }, "jobs[0].min_nodes"},
-        BadInput{"negative_stall", [](json& j) { job0(j)["grow_stall_s"] = -1; }, "jobs[0].grow_stall_s"},
+        BadInput{"negative_stall", [](json& j) { job0(j)["grow_stall_s"] = -1; },
+                 "jobs[0].grow_stall_s"},
         BadInput{"negative_weight", [](json& j) { job0(j)["weight"] = -0.5; }, "jobs[0].weight"},
-        BadInput{"duplicate_id", [](json& j) { j["jobs"].push_back(job0(j)); j["jobs"][1]["nodes"] = json::array(); },
+        BadInput{"duplicate_id",
+                 [](json& j) {
+                   j["jobs"].push_back(job0(j));
+                   j["jobs"][1]["nodes"] = json::array();
+                 },
                  "jobs[1].id"},
         BadInput{"duplicate_pool_node", [](json& j) { j["nodes"].push_back("n2"); }, "nodes[3]"},
         BadInput{"node_held_twice",
@@ -120,16 +133,21 @@ INSTANTIATE_TEST_SUITE_P(
                  "jobs[1].nodes[0]"},
         BadInput{"node_name_not_string", [](json& j) { j["nodes"][1] = 7; }, "nodes[1]"},
         BadInput{"leaving_soon_not_bool",
-                 [](json& j) { j["nodes"][0] = {{"name", "n1"}, {"leaving_soon", "yes"}}; },
+                 [](json& j) {
+                   j["nodes"][0] = {{"name", "n1"}, {"leaving_soon", "yes"}};
+                 },
                  "nodes[0].leaving_soon"},
         BadInput{"unknown_node_field",
-                 [](json& j) { j["nodes"][0] = {{"name", "n1"}, {"idle", 3}}; }, "nodes[0].idle"},
+                 [](json& j) {
+                   j["nodes"][0] = {{"name", "n1"}, {"idle", 3}};
+                 },
+                 "nodes[0].idle"},
         BadInput{"bad_objective", [](json& j) { j["objective"] = "fastest"; }, "objective"},
         BadInput{"bad_solver", [](json& j) { j["solver"] = "cplex"; }, "solver"},
         BadInput{"zero_horizon", [](json& j) { j["horizon_s"] = 0; }, "horizon_s"},
         BadInput{"jobs_not_array", [](json& j) { j["jobs"] = 3; }, "jobs"},
-        BadInput{"held_kind_mismatch",
-                 [](json& j) { job0(j)["node_kind"] = "gpu"; }, "jobs[0].nodes[0]"}),
+        BadInput{"held_kind_mismatch", [](json& j) { job0(j)["node_kind"] = "gpu"; },
+                 "jobs[0].nodes[0]"}),
     [](const ::testing::TestParamInfo<BadInput>& p) { return p.param.name; });
 
 TEST(ProblemJson, SyntaxErrorNamesLineAndColumn) {
@@ -179,10 +197,12 @@ TEST(ProblemJson, AllocationJsonHasTheIssueShape) {
 }
 
 TEST(ProblemJson, NamesRoundTrip) {
-  for (auto o : {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
+  for (auto o :
+       {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
     EXPECT_EQ(*parse_objective(to_string(o)), o);
   }
-  for (auto s : {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
+  for (auto s :
+       {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
     EXPECT_EQ(*parse_solver(to_string(s)), s);
   }
   EXPECT_FALSE(parse_solver("gurobi").ok());

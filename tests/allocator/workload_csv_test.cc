@@ -35,9 +35,10 @@ double utc(int year, int month, int day, int hour, int minute, int second) {
 class TempDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("workload_csv_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() /
+        ("workload_csv_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -115,9 +116,9 @@ TEST_F(TempDir, PlainCsvLoadsLikeTheGzip) {
 // Each corruption and the "file:line:column" plus field its message must carry.
 struct Corruption {
   std::string name;
-  std::string row;         // the data row (line 2)
-  std::string marker;      // the column is where this text starts in the row (1-based)
-  std::string field;       // the column or element named
+  std::string row;     // the data row (line 2)
+  std::string marker;  // the column is where this text starts in the row (1-based)
+  std::string field;   // the column or element named
 };
 
 class CorruptRow : public TempDir, public ::testing::WithParamInterface<Corruption> {};
@@ -130,28 +131,33 @@ TEST_P(CorruptRow, ErrorNamesLineAndColumn) {
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kInvalidArgument);
   const std::size_t column = c.row.rfind(c.marker) + 1;
   const std::string message(jobs.status().message());
-  EXPECT_NE(message.find(path + ":3:" + std::to_string(column) + ":"), std::string::npos) << message;
+  EXPECT_NE(message.find(path + ":3:" + std::to_string(column) + ":"), std::string::npos)
+      << message;
   EXPECT_NE(message.find(c.field), std::string::npos) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Workload, CorruptRow,
     ::testing::Values(
-        Corruption{"bad_rate",
-                   "J2,18,12,1,64,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, 2831, x9]\",\"[0, 1, 2]\"",
-                   "x9", "Ps[2]"},
-        Corruption{"negative_rate",
-                   "J2,18,12,1,64,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, -5, 9]\",\"[0, 1, 2]\"",
-                   "\"[0, -5", "Ps"},
-        Corruption{"bad_date",
-                   "J2,18,12,1,64,1e8,2021-02-30 20:21:15,\"[0, 1, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
-                   "2021-02-30", "Tsub"},
+        Corruption{
+            "bad_rate",
+            "J2,18,12,1,64,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, 2831, x9]\",\"[0, 1, 2]\"",
+            "x9", "Ps[2]"},
+        Corruption{
+            "negative_rate",
+            "J2,18,12,1,64,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, -5, 9]\",\"[0, 1, 2]\"",
+            "\"[0, -5", "Ps"},
+        Corruption{
+            "bad_date",
+            "J2,18,12,1,64,1e8,2021-02-30 20:21:15,\"[0, 1, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
+            "2021-02-30", "Tsub"},
         Corruption{"min_above_max",
                    "J2,18,12,8,4,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
                    "4,1e8", "Jmax"},
-        Corruption{"stall_not_a_number",
-                   "J2,18,abc,1,4,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
-                   "abc", "Tcdw"},
+        Corruption{
+            "stall_not_a_number",
+            "J2,18,abc,1,4,1e8,2021-02-10 20:21:15,\"[0, 1, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
+            "abc", "Tcdw"},
         Corruption{"counts_not_increasing",
                    "J2,18,12,1,4,1e8,2021-02-10 20:21:15,\"[0, 2, 2]\",\"[0, 5, 9]\",\"[0, 1, 2]\"",
                    "\"[0, 2, 2]", "Ns[2]"},

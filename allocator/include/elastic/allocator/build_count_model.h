@@ -15,10 +15,10 @@
 namespace elastic::alloc {
 
 struct KindModel {
-  std::string kind;                             // "" = nodes without a kind
-  std::vector<Node> nodes;                      // the pool nodes of this kind, in pool order
-  std::vector<std::size_t> jobs;                // model.jobs[i] is problem.jobs[jobs[i]]
-  std::vector<std::vector<std::string>> held;   // per model job: its held nodes still in the pool
+  std::string kind;                            // "" = nodes without a kind
+  std::vector<Node> nodes;                     // the pool nodes of this kind, in pool order
+  std::vector<std::size_t> jobs;               // model.jobs[i] is problem.jobs[jobs[i]]
+  std::vector<std::vector<std::string>> held;  // per model job: its held nodes still in the pool
   CountModel model;
 };
 

@@ -23,9 +23,9 @@ struct NodeAssignment {
 
 // `pool`: the nodes of one kind; `held[j]`: nodes job j holds (all in `pool`, disjoint);
 // `counts[j]`: its new count. InvalidArgument when the preconditions or sum(counts) <= |pool| fail.
-absl::StatusOr<std::vector<NodeAssignment>> map_nodes(std::span<const Node> pool,
-                                                      std::span<const std::vector<std::string>> held,
-                                                      std::span<const int> counts);
+absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
+    std::span<const Node> pool, std::span<const std::vector<std::string>> held,
+    std::span<const int> counts);
 
 // "node2" < "node10": digit runs compare as numbers; ties fall back to plain string order.
 bool natural_less(std::string_view a, std::string_view b);
