@@ -10,7 +10,6 @@
 #include <random>
 #include <sstream>
 
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -27,11 +26,10 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
   // The temp name is unique per writer so concurrent writers never share a temp file; a leading
   // '.' and a ".tmp" suffix let directory scanners (queue/, the hostfile watcher) skip it.
   std::random_device rd;
-  const std::filesystem::path tmp =
-      path.parent_path() /
-      cat(".", path.filename().string(), ".", getpid(), ".", rd() % 1000000, ".tmp");
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                        static_cast<mode_t>(mode));
+  const std::filesystem::path tmp = path.parent_path() / cat(".", path.filename().string(), ".",
+                                                             getpid(), ".", rd() % 1000000, ".tmp");
+  const int fd =
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return errno_status("cannot create", tmp);
   std::size_t done = 0;
   while (done < contents.size()) {

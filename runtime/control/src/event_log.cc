@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-
 #include "text.h"
 
 namespace elastic::rt {

@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -36,7 +35,8 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_sinfo(std::string_view te
       return bad(source, line_no, cat("expected '", kSinfoFormat, "' (3 fields), got"), line);
     }
     const std::optional<int> cpus = to_int(f[2]);
-    if (!cpus || *cpus < 1) return bad(source, line_no, "CPU count must be a positive integer:", f[2]);
+    if (!cpus || *cpus < 1)
+      return bad(source, line_no, "CPU count must be a positive integer:", f[2]);
     // One line per (node, partition): a node idle in one partition is idle in all of them.
     if (f[1] != "idle" || seen.contains(f[0])) continue;
     HostEntry h{std::string(f[0]), slots > 0 ? slots : *cpus, std::nullopt};
@@ -68,13 +68,15 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view
       std::string_view v = get(key);
       if (v.empty()) continue;
       std::optional<int> n = to_int(v);
-      if (!n || *n < 1) return bad(source, node_line, cat(key, " must be a positive integer for node"), node);
+      if (!n || *n < 1)
+        return bad(source, node_line, cat(key, " must be a positive integer for node"), node);
       cpus = *n;
       break;
     }
     if (idle && !seen.contains(node)) {
       if (slots <= 0 && cpus == 0) {
-        return bad(source, node_line, "no CPU count (resources_available.ncpus, pcpus or np) for node", node);
+        return bad(source, node_line,
+                   "no CPU count (resources_available.ncpus, pcpus or np) for node", node);
       }
       seen.insert(node);
       out.push_back({node, slots > 0 ? slots : cpus, std::nullopt});
@@ -96,15 +98,16 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view
       if (absl::Status s = flush(); !s.ok()) return s;
       node = std::string(line);
       node_line = line_no;
-      if (node.find_first_of(" \t=") != std::string::npos) return bad(source, line_no, "expected a node name, got", line);
+      if (node.find_first_of(" \t=") != std::string::npos)
+        return bad(source, line_no, "expected a node name, got", line);
       continue;
     }
     if (node.empty()) return bad(source, line_no, "attribute outside a node block:", line);
     const std::string_view kv = trim_left(line);
     const auto eq = kv.find('=');
-    if (eq == std::string_view::npos) return bad(source, line_no, "expected 'key = value', got", kv);
-    attrs[std::string(trim(kv.substr(0, eq)))] =
-        std::string(trim(kv.substr(eq + 1)));
+    if (eq == std::string_view::npos)
+      return bad(source, line_no, "expected 'key = value', got", kv);
+    attrs[std::string(trim(kv.substr(0, eq)))] = std::string(trim(kv.substr(eq + 1)));
   }
   if (absl::Status s = flush(); !s.ok()) return s;
   return out;

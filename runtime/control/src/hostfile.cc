@@ -4,7 +4,6 @@
 #include <set>
 
 #include "elastic/control/atomic_file.h"
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -36,13 +35,12 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
   int line_no = 0;
   for (std::string_view line : split(text, "\n")) {
     ++line_no;
-    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    std::vector<std::string_view> tokens =
-        split(line, " \t\r\v\f", true);
+    if (const auto hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    std::vector<std::string_view> tokens = split(line, " \t\r\v\f", true);
     if (tokens.empty()) continue;
     const auto error = [&](std::string_view what, std::string_view token) {
-      return absl::InvalidArgumentError(
-          cat(source, ":", line_no, ": ", what, " '", token, "'"));
+      return absl::InvalidArgumentError(cat(source, ":", line_no, ": ", what, " '", token, "'"));
     };
     HostEntry entry;
     entry.name = std::string(tokens[0]);
@@ -92,7 +90,8 @@ std::string format_hostfile(const std::vector<HostEntry>& hosts) {
   return out;
 }
 
-absl::Status write_hostfile(const std::filesystem::path& path, const std::vector<HostEntry>& hosts) {
+absl::Status write_hostfile(const std::filesystem::path& path,
+                            const std::vector<HostEntry>& hosts) {
   return write_file_atomic(path, format_hostfile(hosts), 0644);
 }
 

@@ -9,7 +9,6 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/hostfile.h"
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -40,8 +39,7 @@ absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
   const std::filesystem::path dir = w->path_.parent_path();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    return absl::NotFoundError(
-        cat("hostfile directory ", dir.string(), " does not exist"));
+    return absl::NotFoundError(cat("hostfile directory ", dir.string(), " does not exist"));
   }
   // Initial version: must be good (or absent when allowed) — a daemon should not start on a typo.
   std::optional<HostfileUpdate> first = w->check_now(/*complete=*/true);
@@ -72,9 +70,9 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
     absence_reported_ = true;
     HostfileUpdate u;
     u.hosts = hosts_;
-    u.status = absl::NotFoundError(
-        cat(path_.string(), ": hostfile ", was_seen ? "disappeared" : "does not exist",
-                     was_seen ? "; keeping the last good version" : ""));
+    u.status = absl::NotFoundError(cat(path_.string(), ": hostfile ",
+                                       was_seen ? "disappeared" : "does not exist",
+                                       was_seen ? "; keeping the last good version" : ""));
     return u;
   }
   const std::int64_t mtime_ns =

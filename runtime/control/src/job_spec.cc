@@ -1,6 +1,7 @@
 #include "elastic/control/job_spec.h"
 
 #include <sys/stat.h>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,10 +10,8 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "elastic/control/atomic_file.h"
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -25,9 +24,8 @@ class ErrorSite {
   absl::Status at(const toml::source_region& where, std::string_view field,
                   std::string_view what) const {
     if (where.begin.line == 0) return nowhere(field, what);
-    return absl::InvalidArgumentError(cat(source_, ":", where.begin.line, ":",
-                                                   where.begin.column, ": field '", field,
-                                                   "': ", what));
+    return absl::InvalidArgumentError(cat(source_, ":", where.begin.line, ":", where.begin.column,
+                                          ": field '", field, "': ", what));
   }
   absl::Status nowhere(std::string_view field, std::string_view what) const {
     return absl::InvalidArgumentError(cat(source_, ": field '", field, "': ", what));
@@ -95,13 +93,13 @@ absl::StatusOr<ScalingSpec> parse_scaling(const toml::node& n, const ErrorSite& 
   for (auto&& [key, value] : *t) {
     const std::string field = cat("scaling.", key.str());
     if (key.str() == "nodes") {
-      auto v = get_array<int>(value, field, err,
-                              [](const toml::node& x, std::string_view f, const ErrorSite& e)
-                                  -> absl::StatusOr<int> {
-                                absl::StatusOr<std::int64_t> i = get_int(x, f, e, 1);
-                                if (!i.ok()) return i.status();
-                                return static_cast<int>(*i);
-                              });
+      auto v = get_array<int>(
+          value, field, err,
+          [](const toml::node& x, std::string_view f, const ErrorSite& e) -> absl::StatusOr<int> {
+            absl::StatusOr<std::int64_t> i = get_int(x, f, e, 1);
+            if (!i.ok()) return i.status();
+            return static_cast<int>(*i);
+          });
       if (!v.ok()) return v.status();
       for (std::size_t i = 1; i < v->size(); ++i) {
         if ((*v)[i] <= (*v)[i - 1]) {
@@ -130,14 +128,13 @@ absl::StatusOr<ScalingSpec> parse_scaling(const toml::node& n, const ErrorSite& 
                   "is required when the other half of the table is given");
   }
   if (s.nodes.size() != s.samples_per_s.size()) {
-    return err.at(n.source(), "scaling.samples_per_s",
-                  cat("has ", s.samples_per_s.size(), " entries but scaling.nodes has ",
-                               s.nodes.size()));
+    return err.at(
+        n.source(), "scaling.samples_per_s",
+        cat("has ", s.samples_per_s.size(), " entries but scaling.nodes has ", s.nodes.size()));
   }
   if (!s.value.empty() && s.value.size() != s.nodes.size()) {
     return err.at(n.source(), "scaling.value",
-                  cat("has ", s.value.size(), " entries but scaling.nodes has ",
-                               s.nodes.size()));
+                  cat("has ", s.value.size(), " entries but scaling.nodes has ", s.nodes.size()));
   }
   return s;
 }
@@ -157,8 +154,7 @@ absl::Status validate_job_id(std::string_view id) {
     return absl::InvalidArgumentError(cat("job id '", id, "' must be 1 to 64 characters"));
   }
   if (id.front() == '.' || id.front() == '-') {
-    return absl::InvalidArgumentError(
-        cat("job id '", id, "' must not start with '.' or '-'"));
+    return absl::InvalidArgumentError(cat("job id '", id, "' must not start with '.' or '-'"));
   }
   for (char c : id) {
     if (!is_alnum(c) && c != '.' && c != '_' && c != '-') {
@@ -188,8 +184,8 @@ absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view s
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    return absl::InvalidArgumentError(cat(source, ":", where.line, ":", where.column,
-                                                   ": TOML syntax error: ", e.description()));
+    return absl::InvalidArgumentError(
+        cat(source, ":", where.line, ":", where.column, ": TOML syntax error: ", e.description()));
   }
   JobSpec spec;
   bool have_command = false, have_min = false, have_max = false;
@@ -261,9 +257,9 @@ absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view s
   // One bound given: the other follows it, so `max_nodes = 4` alone means 1..4.
   if (have_min && !have_max) spec.max_nodes = std::max(spec.max_nodes, spec.min_nodes);
   if (spec.min_nodes > spec.max_nodes) {
-    return err.at(have_max ? max_at : min_at, have_max ? "max_nodes" : "min_nodes",
-                  cat("min_nodes (", spec.min_nodes, ") is greater than max_nodes (",
-                               spec.max_nodes, ")"));
+    return err.at(
+        have_max ? max_at : min_at, have_max ? "max_nodes" : "min_nodes",
+        cat("min_nodes (", spec.min_nodes, ") is greater than max_nodes (", spec.max_nodes, ")"));
   }
   return spec;
 }

@@ -9,19 +9,24 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/event_log.h"
-
 #include "text.h"
 
 namespace elastic::rt {
 
 std::string_view to_string(JobState state) {
   switch (state) {
-    case JobState::kQueued: return "queued";
-    case JobState::kRunning: return "running";
-    case JobState::kToRestart: return "to_restart";
-    case JobState::kFinished: return "finished";
-    case JobState::kFailed: return "failed";
-    case JobState::kCancelled: return "cancelled";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kToRestart:
+      return "to_restart";
+    case JobState::kFinished:
+      return "finished";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -44,7 +49,8 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
     if (event == "submitted") {
       absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
       if (!spec.ok()) return spec.status();
-      if (std::any_of(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; })) {
+      if (std::any_of(jobs.begin(), jobs.end(),
+                      [&](const JobRecord& j) { return j.spec.id == id; })) {
         if (warnings) warnings->push_back(cat("job ", id, " submitted twice; kept the first"));
         return absl::OkStatus();
       }
@@ -55,7 +61,8 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       jobs.push_back(std::move(rec));
       return absl::OkStatus();
     }
-    auto it = std::find_if(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; });
+    auto it =
+        std::find_if(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; });
     if (it == jobs.end()) {
       if (warnings) warnings->push_back(cat("'", event, "' for unknown job ", id, " ignored"));
       return absl::OkStatus();
@@ -104,7 +111,8 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
     ++line_no;
     const std::size_t nl = text->find('\n', pos);
     const bool last = nl == std::string::npos || nl + 1 == text->size();
-    const std::string_view line(text->data() + pos, (nl == std::string::npos ? text->size() : nl) - pos);
+    const std::string_view line(text->data() + pos,
+                                (nl == std::string::npos ? text->size() : nl) - pos);
     // A line without its newline was never completely written (we fsync after the '\n').
     const bool complete = nl != std::string::npos;
     absl::Status applied;
@@ -117,12 +125,12 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
     if (!applied.ok()) {
       if (last) {
         out.torn_tail = true;
-        out.warnings.push_back(cat(path.string(), ":", line_no,
-                                            ": torn last record dropped (", applied.message(), ")"));
+        out.warnings.push_back(cat(path.string(), ":", line_no, ": torn last record dropped (",
+                                   applied.message(), ")"));
         break;
       }
       return absl::DataLossError(cat(path.string(), ":", line_no, ": bad journal record (",
-                                              applied.message(), "); refusing to guess"));
+                                     applied.message(), "); refusing to guess"));
     }
     ++out.records;
     pos = nl + 1;
@@ -142,14 +150,16 @@ absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, Journal
   if (!r.ok()) return r.status();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return absl::InternalError(cat("cannot open journal ", path.string(), ": ", std::strerror(errno)));
+    return absl::InternalError(
+        cat("cannot open journal ", path.string(), ": ", std::strerror(errno)));
   }
   // Cut a torn tail so the next record starts on a line of its own.
   if (::ftruncate(fd, static_cast<off_t>(r->valid_bytes)) != 0 || ::fsync(fd) != 0 ||
       ::lseek(fd, 0, SEEK_END) < 0) {
     const int err = errno;
     ::close(fd);
-    return absl::InternalError(cat("cannot repair journal ", path.string(), ": ", std::strerror(err)));
+    return absl::InternalError(
+        cat("cannot repair journal ", path.string(), ": ", std::strerror(err)));
   }
   if (replay != nullptr) *replay = *std::move(r);
   return Journal(path, fd);
@@ -188,12 +198,14 @@ absl::Status Journal::append(std::string_view event, std::string_view job,
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::InternalError(cat("journal ", path_.string(), ": write: ", std::strerror(errno)));
+      return absl::InternalError(
+          cat("journal ", path_.string(), ": write: ", std::strerror(errno)));
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fdatasync(fd_) != 0) {
-    return absl::InternalError(cat("journal ", path_.string(), ": fdatasync: ", std::strerror(errno)));
+    return absl::InternalError(
+        cat("journal ", path_.string(), ": fdatasync: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -201,7 +213,8 @@ absl::Status Journal::append(std::string_view event, std::string_view job,
 absl::Status Journal::submitted(const JobSpec& spec) {
   return append("submitted", spec.id, {{"spec", job_spec_to_json(spec)}});
 }
-absl::Status Journal::started(std::string_view job, const std::vector<std::string>& nodes, int ranks) {
+absl::Status Journal::started(std::string_view job, const std::vector<std::string>& nodes,
+                              int ranks) {
   return append("started", job, {{"nodes", nodes}, {"ranks", ranks}});
 }
 absl::Status Journal::rescaled(std::string_view job, const std::vector<std::string>& nodes,

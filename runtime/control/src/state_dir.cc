@@ -10,9 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "fmt/format.h"
 #include "elastic/control/atomic_file.h"
-
+#include "fmt/format.h"
 #include "text.h"
 
 namespace elastic::rt {
@@ -29,12 +28,10 @@ fs::path default_state_dir() {
 absl::Status check_private_dir(const fs::path& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
-    return absl::NotFoundError(
-        cat("state dir ", dir.string(), ": ", std::strerror(errno)));
+    return absl::NotFoundError(cat("state dir ", dir.string(), ": ", std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        cat("state dir ", dir.string(), " is not a directory"));
+    return absl::FailedPreconditionError(cat("state dir ", dir.string(), " is not a directory"));
   }
   if (st.st_uid != ::getuid()) {
     return absl::FailedPreconditionError(cat(
@@ -42,10 +39,10 @@ absl::Status check_private_dir(const fs::path& dir) {
         ::getuid(), "); refusing to use it. Pick another with --state-dir or $ELASTIC_STATE_DIR"));
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return absl::FailedPreconditionError(cat(
-        "state dir ", dir.string(), " is writable by group or others (mode ",
-        fmt::format("{:04o}", st.st_mode & 07777),
-        "); anyone could submit jobs as you. Fix it with: chmod 700 ", dir.string()));
+    return absl::FailedPreconditionError(
+        cat("state dir ", dir.string(), " is writable by group or others (mode ",
+            fmt::format("{:04o}", st.st_mode & 07777),
+            "); anyone could submit jobs as you. Fix it with: chmod 700 ", dir.string()));
   }
   return absl::OkStatus();
 }
@@ -69,8 +66,7 @@ absl::StatusOr<StateDir> StateDir::open(const fs::path& root_in, bool create) {
   if (create) {
     for (const fs::path& sub : {dir.queue_dir(), dir.jobs_dir()}) {
       if (::mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST) {
-        return absl::InternalError(
-            cat("cannot create ", sub.string(), ": ", std::strerror(errno)));
+        return absl::InternalError(cat("cannot create ", sub.string(), ": ", std::strerror(errno)));
       }
     }
   }
@@ -99,7 +95,7 @@ absl::StatusOr<DaemonLock> DaemonLock::acquire(const StateDir& dir) {
     ::close(fd);
     if (err == EWOULDBLOCK) {
       return absl::UnavailableError(cat("another elasticd (pid ", holder_pid(dir),
-                                                 ") is using state dir ", dir.root().string()));
+                                        ") is using state dir ", dir.root().string()));
     }
     return absl::InternalError(cat("cannot lock ", path.string(), ": ", std::strerror(err)));
   }
@@ -186,8 +182,8 @@ std::vector<QueuedSubmission> JobQueue::submissions() const {
     // The file name is the id: a spec whose id disagrees was not written by `elastic submit`.
     if (q.spec.ok() && q.spec->id.empty()) q.spec->id = q.id;
     if (q.spec.ok() && q.spec->id != q.id) {
-      q.spec = absl::InvalidArgumentError(cat(p.string(), ": field 'id': '", q.spec->id,
-                                                       "' does not match the file name"));
+      q.spec = absl::InvalidArgumentError(
+          cat(p.string(), ": field 'id': '", q.spec->id, "' does not match the file name"));
     }
     out.push_back(std::move(q));
   }

@@ -5,7 +5,6 @@
 
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -128,7 +127,8 @@ std::string format_metrics(const StatusSnapshot& s) {
   };
   per_job("elastic_job_nodes", "gauge", "Nodes a job holds.",
           [](const JobStatus& j) { return j.nodes.size(); });
-  per_job("elastic_job_ranks", "gauge", "Ranks a job runs.", [](const JobStatus& j) { return j.ranks; });
+  per_job("elastic_job_ranks", "gauge", "Ranks a job runs.",
+          [](const JobStatus& j) { return j.ranks; });
   per_job("elastic_job_samples_per_second", "gauge", "Recent training throughput.",
           [](const JobStatus& j) { return fmt::format("{}", j.samples_per_s); });
   per_job("elastic_job_samples_total", "counter", "Samples processed.",

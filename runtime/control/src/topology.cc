@@ -8,7 +8,6 @@
 #include <memory>
 #include <vector>
 
-
 #include "text.h"
 
 namespace elastic::rt {
@@ -43,7 +42,8 @@ bool is_nvidia_gpu(hwloc_obj_t pci) {
 // The PCI objects of the NVIDIA GPUs, in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID matches).
 std::vector<hwloc_obj_t> nvidia_gpus(hwloc_topology_t t) {
   std::vector<hwloc_obj_t> gpus;
-  for (hwloc_obj_t p = hwloc_get_next_pcidev(t, nullptr); p != nullptr; p = hwloc_get_next_pcidev(t, p)) {
+  for (hwloc_obj_t p = hwloc_get_next_pcidev(t, nullptr); p != nullptr;
+       p = hwloc_get_next_pcidev(t, p)) {
     if (is_nvidia_gpu(p)) gpus.push_back(p);
   }
   return gpus;
@@ -51,7 +51,8 @@ std::vector<hwloc_obj_t> nvidia_gpus(hwloc_topology_t t) {
 
 int cuda_osdevs(hwloc_topology_t t) {
   int n = 0;
-  for (hwloc_obj_t o = hwloc_get_next_osdev(t, nullptr); o != nullptr; o = hwloc_get_next_osdev(t, o)) {
+  for (hwloc_obj_t o = hwloc_get_next_osdev(t, nullptr); o != nullptr;
+       o = hwloc_get_next_osdev(t, o)) {
     if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC && o->subtype != nullptr &&
         std::strcmp(o->subtype, "CUDA") == 0) {
       ++n;
@@ -86,8 +87,7 @@ int default_ranks_per_node(const NodeTopology& topo, int configured) {
 
 absl::Status bind_rank_to_share(int local_rank, int local_size, bool gpu_local) {
   if (local_size < 1 || local_rank < 0 || local_rank >= local_size) {
-    return absl::InvalidArgumentError(
-        cat("bad local rank ", local_rank, " of ", local_size));
+    return absl::InvalidArgumentError(cat("bad local rank ", local_rank, " of ", local_size));
   }
   absl::StatusOr<Topology> topo = load(gpu_local);
   if (!topo.ok()) return topo.status();
@@ -110,8 +110,8 @@ absl::Status bind_rank_to_share(int local_rank, int local_size, bool gpu_local) 
   const int err = errno;
   hwloc_bitmap_free(set);
   if (rc != 0) {
-    return absl::InternalError(cat("hwloc_set_cpubind for local rank ", local_rank, "/",
-                                            local_size, ": ", std::strerror(err)));
+    return absl::InternalError(cat("hwloc_set_cpubind for local rank ", local_rank, "/", local_size,
+                                   ": ", std::strerror(err)));
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,5 @@
 #include "elastic/control/up_command.h"
 
-
 #include "text.h"
 
 namespace elastic::rt {

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "../src/text.h"
 #include "CLI/CLI.hpp"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/feed.h"
@@ -19,7 +20,6 @@
 #include "elastic/control/status.h"
 #include "elastic/control/up_command.h"
 #include "fmt/format.h"
-#include "../src/text.h"
 
 namespace fs = std::filesystem;
 using namespace elastic::rt;
@@ -118,8 +118,8 @@ int cmd_submit(const fs::path& state_dir, const fs::path& file, const std::strin
   const char* path_env = std::getenv("PATH");
   if (absl::StatusOr<fs::path> where = resolve_command(spec->command, path_env ? path_env : "");
       !where.ok()) {
-    std::cerr << "elastic: warning: " << file.string() << ": field 'command': "
-              << where.status().message()
+    std::cerr << "elastic: warning: " << file.string()
+              << ": field 'command': " << where.status().message()
               << " here; the daemon checks again at launch and marks the job failed if it is "
                  "still missing\n";
   }
@@ -174,8 +174,8 @@ int cmd_cancel(const fs::path& state_dir, const std::string& id) {
     return fail(absl::FailedPreconditionError(cat("job '", id, "' is already ", it->state)));
   }
   if (absl::Status s = JobQueue(*dir).request_cancel(id); !s.ok()) return fail(s);
-  std::cout << "cancel requested for " << id << (running ? "" : " (takes effect when elasticd runs)")
-            << "\n";
+  std::cout << "cancel requested for " << id
+            << (running ? "" : " (takes effect when elasticd runs)") << "\n";
   return kOk;
 }
 
@@ -305,6 +305,11 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
     return fail(absl::UnavailableError(
         cat("elasticd (pid ", pid, ") already runs on ", dir->root().string())));
   }
+  // mpirun refuses root unless told; the admin running `up` as root has decided already.
+  if (::geteuid() == 0) {
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
   std::cerr << "elastic: " << shell_join(argv) << "\n";
   std::vector<char*> cargv;
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
@@ -329,7 +334,8 @@ int main(int argc, char** argv) {
   submit->add_option("JOB.toml", job_file, "The job spec (see docs/runtime.md)")->required();
   submit->add_option("--id", submit_id, "Job id (overrides the file's id)");
 
-  auto* status = app.add_subcommand("status", "Show jobs: state, nodes, ranks, samples/s, progress");
+  auto* status =
+      app.add_subcommand("status", "Show jobs: state, nodes, ranks, samples/s, progress");
   bool status_json = false;
   status->add_flag("--json", status_json, "Print the full snapshot as JSON");
 

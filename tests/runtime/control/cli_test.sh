@@ -3,6 +3,7 @@
 # Each case checks exit codes (0 ok, 2 bad input, 1 runtime error) and what the user sees.
 set -uo pipefail
 case_name=$1 elastic=$2 data=$3 agent=$4
+shift 4
 tmp=$(mktemp -d)
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
 export ELASTIC_STATE_DIR=$tmp/state
@@ -130,6 +131,14 @@ up)
   contains "$(tr '\n' ' ' <"$tmp/argv")" "--with-ft ulfm -n 1 --prtemca plm_ssh_agent $agent"
   # The agent drops the host and ssh options and runs the command here, as that node.
   [ "$("$agent" -x -o BatchMode=yes node07 'echo $ELASTIC_FAKE_NODE')" = node07 ] || fail "agent"
+  ;;
+up_mpirun)
+  mpirun=$1
+  printf '#!/bin/sh\necho "daemon on $ELASTIC_FAKE_NODE: $*" > %s/daemon.out\n' "$tmp" >"$tmp/elasticd"
+  chmod +x "$tmp/elasticd"
+  expect_rc 0 timeout 100 "$elastic" up --fake-nodes 3 --mpirun "$mpirun" --elasticd "$tmp/elasticd" --agent "$agent"
+  [ "$(cat "$tmp/daemon.out" 2>/dev/null)" = "daemon on node01: --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state" ] \
+    || fail "stand-in daemon did not run on node01 via mpirun: $(cat "$tmp/daemon.out" 2>&1) / $err"
   ;;
 nodes)
   mkdir -m 0700 -p "$tmp/state"

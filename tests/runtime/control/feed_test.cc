@@ -25,7 +25,8 @@ std::vector<std::string> names(const std::vector<HostEntry>& hosts) {
 TEST(FeedSlurm, IdleNodesOnlyOncePerNode) {
   const auto hosts = idle_nodes_from_sinfo(data("sinfo_N_T_c.txt"), 0, "sinfo.txt");
   ASSERT_TRUE(hosts.ok()) << hosts.status();
-  EXPECT_EQ(names(*hosts), (std::vector<std::string>{"nid00002", "nid00004", "nid00009", "nid00014"}));
+  EXPECT_EQ(names(*hosts),
+            (std::vector<std::string>{"nid00002", "nid00004", "nid00009", "nid00014"}));
   EXPECT_EQ((*hosts)[0].slots, 128);
   EXPECT_EQ((*hosts)[2].slots, 64);
   const auto fixed = idle_nodes_from_sinfo(data("sinfo_N_T_c.txt"), 4, "sinfo.txt");

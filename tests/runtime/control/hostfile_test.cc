@@ -56,16 +56,16 @@ TEST_P(ParseHostfileBad, ErrorNamesFileLineAndToken) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ParseHostfileBad,
-    ::testing::Values(BadCase{"node01 slots=2\nnode02 slots=two\n", "granted.hosts:2:", "slots=two"},
-                      BadCase{"node01 slots=0\n", "granted.hosts:1:", "slots=0"},
-                      BadCase{"node01 slots=-3\n", "granted.hosts:1:", "slots=-3"},
-                      BadCase{"# c\n\nnode01 cpus=4\n", "granted.hosts:3:", "cpus=4"},
-                      BadCase{"node01 slots\n", "granted.hosts:1:", "'slots'"},
-                      BadCase{"node01 slots=4 max_slots=2\n", "granted.hosts:1:", "node01"},
-                      BadCase{"node01 slots=1 slots=2\n", "granted.hosts:1:", "slots=2"},
-                      BadCase{"no/de slots=1\n", "granted.hosts:1:", "no/de"},
-                      BadCase{"a slots=1\nb slots=1\na slots=2\n", "granted.hosts:3:",
-                              "duplicate host 'a'"}));
+    ::testing::Values(
+        BadCase{"node01 slots=2\nnode02 slots=two\n", "granted.hosts:2:", "slots=two"},
+        BadCase{"node01 slots=0\n", "granted.hosts:1:", "slots=0"},
+        BadCase{"node01 slots=-3\n", "granted.hosts:1:", "slots=-3"},
+        BadCase{"# c\n\nnode01 cpus=4\n", "granted.hosts:3:", "cpus=4"},
+        BadCase{"node01 slots\n", "granted.hosts:1:", "'slots'"},
+        BadCase{"node01 slots=4 max_slots=2\n", "granted.hosts:1:", "node01"},
+        BadCase{"node01 slots=1 slots=2\n", "granted.hosts:1:", "slots=2"},
+        BadCase{"no/de slots=1\n", "granted.hosts:1:", "no/de"},
+        BadCase{"a slots=1\nb slots=1\na slots=2\n", "granted.hosts:3:", "duplicate host 'a'"}));
 
 TEST(Hostfile, FormatRoundTripsAndWriteIsAtomic) {
   TempDir dir;
@@ -85,8 +85,10 @@ TEST(Hostfile, FormatRoundTripsAndWriteIsAtomic) {
 }
 
 TEST(Hostfile, DiffNamesAddedRemovedResized) {
-  const std::vector<HostEntry> a = {{"n1", 2, std::nullopt}, {"n2", 2, std::nullopt}, {"n3", 1, std::nullopt}};
-  const std::vector<HostEntry> b = {{"n3", 4, std::nullopt}, {"n1", 2, std::nullopt}, {"n4", 1, std::nullopt}};
+  const std::vector<HostEntry> a = {
+      {"n1", 2, std::nullopt}, {"n2", 2, std::nullopt}, {"n3", 1, std::nullopt}};
+  const std::vector<HostEntry> b = {
+      {"n3", 4, std::nullopt}, {"n1", 2, std::nullopt}, {"n4", 1, std::nullopt}};
   const HostfileUpdate u = diff_hosts(a, b);
   EXPECT_TRUE(u.status.ok());
   EXPECT_EQ(u.hosts, b);

@@ -1,6 +1,7 @@
 // The watcher sees atomic replaces (write temp + rename, as adapters do), in-place rewrites and
 // deletions; rejects bad versions while keeping the last good one. Every case runs twice: with
-// inotify (its safety-net poll set to an hour, so only inotify can deliver) and with polling forced.
+// inotify (its safety-net poll set to an hour, so only inotify can deliver) and with polling
+// forced.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -154,11 +154,13 @@ TEST(Journal, MissingFileIsEmptyAndUnknownJobsWarn) {
   EXPECT_TRUE(r->jobs.empty());
   std::vector<JobRecord> jobs;
   std::vector<std::string> warnings;
-  ASSERT_TRUE(apply_journal_record({{"event", "finished"}, {"job", "ghost"}}, jobs, &warnings).ok());
+  ASSERT_TRUE(
+      apply_journal_record({{"event", "finished"}, {"job", "ghost"}}, jobs, &warnings).ok());
   EXPECT_TRUE(jobs.empty());
   EXPECT_EQ(warnings.size(), 1u);
   EXPECT_FALSE(apply_journal_record({{"event", "started"}}, jobs).ok());
-  EXPECT_FALSE(apply_journal_record({{"event", "submitted"}, {"job", "x"}, {"spec", 3}}, jobs).ok());
+  EXPECT_FALSE(
+      apply_journal_record({{"event", "submitted"}, {"job", "x"}, {"spec", 3}}, jobs).ok());
 }
 
 TEST(Journal, ManyJobsNoneLost) {
@@ -168,7 +170,8 @@ TEST(Journal, ManyJobsNoneLost) {
   for (int round = 0; round < 3; ++round) {  // three daemon lifetimes appending
     auto j = Journal::open(path);
     ASSERT_TRUE(j.ok());
-    for (int i = round; i < kJobs; i += 3) ASSERT_TRUE(j->submitted(spec("j" + std::to_string(i))).ok());
+    for (int i = round; i < kJobs; i += 3)
+      ASSERT_TRUE(j->submitted(spec("j" + std::to_string(i))).ok());
   }
   const auto r = replay_journal(path);
   ASSERT_TRUE(r.ok());

@@ -25,9 +25,9 @@ TEST(Topology, ProbeMatchesTheOs) {
 }
 
 TEST(Topology, DefaultRanksPerNode) {
-  EXPECT_EQ(default_ranks_per_node({2, 2, 64, 128, 4}), 4);   // GPUs win
-  EXPECT_EQ(default_ranks_per_node({2, 2, 64, 128, 0}), 2);   // else sockets
-  EXPECT_EQ(default_ranks_per_node({0, 0, 0, 0, 0}), 1);      // never 0
+  EXPECT_EQ(default_ranks_per_node({2, 2, 64, 128, 4}), 4);     // GPUs win
+  EXPECT_EQ(default_ranks_per_node({2, 2, 64, 128, 0}), 2);     // else sockets
+  EXPECT_EQ(default_ranks_per_node({0, 0, 0, 0, 0}), 1);        // never 0
   EXPECT_EQ(default_ranks_per_node({2, 2, 64, 128, 4}, 7), 7);  // configured wins
 }
 

@@ -23,7 +23,8 @@ class EventLog {
   ~EventLog();
 
   // Writes {"t": now, "event": event, ...fields} and flushes. `fields` must be an object.
-  absl::Status write(std::string_view event, const nlohmann::json& fields = nlohmann::json::object());
+  absl::Status write(std::string_view event,
+                     const nlohmann::json& fields = nlohmann::json::object());
 
  private:
   explicit EventLog(std::FILE* f) : file_(f) {}

@@ -52,8 +52,8 @@ struct HostfileWatcherOptions {
   // Use the stat+hash polling loop even when inotify works (tests; NFS, where inotify is blind).
   bool force_polling = false;
   // How often the polling mode reads the file; a new version is accepted once two consecutive
-  // polls agree (so a half-written in-place rewrite is never taken). inotify mode also re-checks at this period as a
-  // safety net, so a missed event costs at most one interval.
+  // polls agree (so a half-written in-place rewrite is never taken). inotify mode also re-checks at
+  // this period as a safety net, so a missed event costs at most one interval.
   std::chrono::milliseconds poll_interval{500};
   // Start with an empty pool when the file does not exist yet instead of failing.
   bool allow_missing = false;
@@ -90,7 +90,7 @@ class HostfileWatcher {
   // Reads the file and reports a change of content. `complete`: an inotify event says the writer
   // finished; otherwise (a poll) a new version is only taken once two checks in a row agree.
   std::optional<HostfileUpdate> check_now(bool complete);
-  bool drain_inotify(int timeout_ms);         // true if an event named our file
+  bool drain_inotify(int timeout_ms);  // true if an event named our file
 
   std::filesystem::path path_;
   HostfileWatcherOptions options_;
@@ -108,6 +108,7 @@ class HostfileWatcher {
 };
 
 // Diff of two host lists (by name); `status` is OK.
-HostfileUpdate diff_hosts(const std::vector<HostEntry>& before, const std::vector<HostEntry>& after);
+HostfileUpdate diff_hosts(const std::vector<HostEntry>& before,
+                          const std::vector<HostEntry>& after);
 
 }  // namespace elastic::rt

@@ -33,23 +33,23 @@ bool is_terminal(JobState state);            // finished, failed, cancelled
 struct JobRecord {
   JobSpec spec;
   JobState state = JobState::kQueued;
-  double submitted_at = 0;  // unix seconds
-  double started_at = 0;    // last start; 0 = never
-  double ended_at = 0;      // terminal states only
+  double submitted_at = 0;         // unix seconds
+  double started_at = 0;           // last start; 0 = never
+  double ended_at = 0;             // terminal states only
   std::vector<std::string> nodes;  // last known (running / to restart)
   int ranks = 0;
   int rescales = 0;
-  int starts = 0;           // how many times it was started (restarts = starts - 1)
-  std::string checkpoint;   // last durable checkpoint ("" = none; falls back to spec.checkpoint)
+  int starts = 0;          // how many times it was started (restarts = starts - 1)
+  std::string checkpoint;  // last durable checkpoint ("" = none; falls back to spec.checkpoint)
   std::int64_t samples_done = 0;  // at the last checkpoint / finish
-  std::string reason;       // failed/cancelled
+  std::string reason;             // failed/cancelled
 };
 
 struct JournalReplay {
-  std::vector<JobRecord> jobs;  // submission order
-  std::size_t records = 0;      // good lines applied
-  bool torn_tail = false;       // a partial last line was dropped
-  std::uintmax_t valid_bytes = 0;  // file length up to the last good line
+  std::vector<JobRecord> jobs;        // submission order
+  std::size_t records = 0;            // good lines applied
+  bool torn_tail = false;             // a partial last line was dropped
+  std::uintmax_t valid_bytes = 0;     // file length up to the last good line
   std::vector<std::string> warnings;  // e.g. an event for an unknown job (ignored)
 };
 

@@ -77,7 +77,7 @@ class DaemonLock {
 
 // One file found in queue/.
 struct QueuedSubmission {
-  std::string id;               // from the file name
+  std::string id;  // from the file name
   std::filesystem::path path;
   absl::StatusOr<JobSpec> spec;  // a bad file (hand-written into queue/) carries its error
 };

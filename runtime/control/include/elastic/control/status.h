@@ -39,8 +39,8 @@ struct JobStatus {
 };
 
 struct StatusSnapshot {
-  double time = 0;      // unix seconds when taken
-  int daemon_pid = 0;   // 0 = no daemon (a snapshot the CLI assembled itself)
+  double time = 0;     // unix seconds when taken
+  int daemon_pid = 0;  // 0 = no daemon (a snapshot the CLI assembled itself)
   std::vector<NodeStatus> nodes;
   std::vector<JobStatus> jobs;
   friend bool operator==(const StatusSnapshot&, const StatusSnapshot&) = default;

@@ -13,8 +13,8 @@ struct NodeTopology {
   int packages = 0;  // sockets
   int numa_nodes = 0;
   int cores = 0;
-  int pus = 0;       // hardware threads
-  int cuda_gpus = 0; // NVIDIA GPUs hwloc sees (CUDA OS devices, else NVIDIA 3D/VGA PCI devices)
+  int pus = 0;        // hardware threads
+  int cuda_gpus = 0;  // NVIDIA GPUs hwloc sees (CUDA OS devices, else NVIDIA 3D/VGA PCI devices)
 };
 
 // Probes this machine (hwloc; I/O devices included). Internal on hwloc failure.

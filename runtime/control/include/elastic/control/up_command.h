@@ -15,10 +15,10 @@ namespace elastic::rt {
 struct UpOptions {
   std::filesystem::path mpirun = "mpirun";
   std::filesystem::path elasticd = "elasticd";
-  std::filesystem::path hostfile;   // the watched hostfile (elasticd --hostfile)
+  std::filesystem::path hostfile;  // the watched hostfile (elasticd --hostfile)
   std::filesystem::path state_dir;
-  std::filesystem::path launch_agent;  // "" = mpirun's default (ssh)
-  std::vector<std::string> mpirun_args;    // extra, before the program (e.g. "--mca", "coll", "^han")
+  std::filesystem::path launch_agent;    // "" = mpirun's default (ssh)
+  std::vector<std::string> mpirun_args;  // extra, before the program (e.g. "--mca", "coll", "^han")
   std::vector<std::string> elasticd_args;  // extra, after the program's own
 };
 
