@@ -270,6 +270,16 @@ alloc::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, d
   return j;
 }
 
+std::string solver_name(const ::testing::TestParamInfo<alloc::SolverKind>& info) {
+  switch (info.param) {
+    case alloc::SolverKind::kMilp: return "milp";
+    case alloc::SolverKind::kDp: return "dp";
+    case alloc::SolverKind::kNodeMilp: return "node_milp";
+    case alloc::SolverKind::kEqualShare: return "equal_share";
+  }
+  return "unknown";
+}
+
 class Accounting : public ::testing::TestWithParam<alloc::SolverKind> {};
 
 // Nodes n0, n1 idle over [0,1000); n1 leaves at 100 and comes back at 200. Job A (2 nodes max,
@@ -318,7 +328,8 @@ TEST_P(Accounting, TwoJobsThreeTraceEventsByHand) {
 
 INSTANTIATE_TEST_SUITE_P(Solvers, Accounting,
                          ::testing::Values(alloc::SolverKind::kMilp, alloc::SolverKind::kDp,
-                                           alloc::SolverKind::kEqualShare));
+                                           alloc::SolverKind::kEqualShare),
+                         solver_name);
 
 TEST(Replay, EmptyInputsAreErrors) {
   HoleTrace trace;
@@ -389,7 +400,8 @@ TEST_P(SummitEndToEnd, InvariantsHold) {
 
 INSTANTIATE_TEST_SUITE_P(Solvers, SummitEndToEnd,
                          ::testing::Values(alloc::SolverKind::kMilp,
-                                           alloc::SolverKind::kEqualShare));
+                                           alloc::SolverKind::kEqualShare),
+                         solver_name);
 
 }  // namespace
 }  // namespace elastic::replay
