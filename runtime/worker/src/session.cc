@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -37,6 +39,16 @@ absl::Status bcast_ints(int* data, int count, MPI_Comm comm, std::chrono::millis
   }
 }
 
+// Under the runtime each rank appends its output to the job's files in the state dir (the
+// controller names them in the spawn environment), line-buffered so ranks' lines do not mix.
+void redirect_output() {
+  for (auto [var, stream] : {std::pair{"ELASTIC_STDOUT", stdout}, std::pair{"ELASTIC_STDERR", stderr}}) {
+    const char* path = std::getenv(var);
+    if (path == nullptr || *path == '\0') continue;
+    if (std::freopen(path, "a", stream) != nullptr) std::setvbuf(stream, nullptr, _IOLBF, 0);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
@@ -58,6 +70,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
     return s;
   }
   MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+  redirect_output();
   Comm parent_comm(parent);  // freed after the merge (see exit(): free, never disconnect)
   // New ranks go last (high = 1): the controller stays rank 0 of J.
   ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));
@@ -236,6 +249,10 @@ void Session::exit(int code) {
   // failure MPI_Finalize can still hang; the alarm turns that into a signal death, which ULFM's
   // mpirun tolerates (an _exit without MPI_Finalize would abort the whole mpirun).
   if (progress_req_ != MPI_REQUEST_NULL) MPI_Wait(&progress_req_, MPI_STATUS_IGNORE);
+  if (job_ && code != 0) {
+    int payload[2] = {code, job_.rank()};
+    MPI_Send(payload, 2, MPI_INT, 0, proto::kTagExit, job_.get());  // eager: never blocks long
+  }
   compute_.reset();
   job_.reset();
   alarm(kFinalizeTimeoutS);

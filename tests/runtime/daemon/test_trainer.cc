@@ -2,7 +2,8 @@
 // (sum of rank+1 over the membership), progress via report(), and the elastic protocol at every
 // step boundary. Prints one line per membership change so tests can follow generations.
 //   test_trainer STEPS   env: ELASTIC_TEST_STEP_US (sleep per step, default 2000),
-//                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself).
+//                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself),
+//                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init).
 #include <signal.h>
 #include <unistd.h>
 
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
     return 3;
   }
   elastic::rt::Session& s = **session;
+  if (const long code = env_long("ELASTIC_TEST_EXIT_AT_ONCE", 0); code != 0) {
+    std::fprintf(stderr, "test_trainer: exiting with %ld at once (as asked)\n", code);
+    s.exit(static_cast<int>(code));
+  }
   std::printf("joined gen %d rank %d size %d\n", s.generation(), s.rank(), s.size());
   std::fflush(stdout);
   const int first_rank = s.rank();  // kill by the rank at start, so only one process dies

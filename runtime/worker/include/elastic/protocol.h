@@ -15,8 +15,8 @@
 // controller broadcasts a Header on J and all members of J carry out that directive together:
 //   kSpawn   MPI_Comm_spawn on J, root = controller (one node's ranks), then merge (new ranks
 //            last). The new ranks merge with their parent intercommunicator and enter follow().
-//   kLeave   `count` J ranks (broadcast next) leave: MPI_Comm_split; leavers drop out of follow()
-//            and exit without MPI_Finalize (pitfall 3).
+//   kLeave   `count` J ranks (broadcast next) leave: MPI_Comm_split; leavers drop out of follow(),
+//            free their communicators and MPI_Finalize (never disconnect: pitfall 3).
 //   kResume  split J into C; back to training (state sync from C rank 0).
 //   kStop    the job is over (done or cancelled): ranks return from follow() and exit.
 // Failure. A rank that sees a process failure revokes C and J; the controller sees the revoke (or
@@ -24,6 +24,13 @@
 //
 // Progress. The leader sends a Progress record (kTagProgress) at most every progress period, and
 // kTagDone with an exit code when the job's loop has finished; the controller answers with kStop.
+// A rank that ends with a non-zero code outside that flow (Session::exit(code != 0)) first sends
+// kTagExit {code, J rank}: the controller marks the job failed with that reason (a rank that
+// finalized is not a "failed process" to ULFM, so nothing else would tell it).
+//
+// Spawn environment (set by the controller, read by Session::init): ELASTIC_JOB_ID,
+// ELASTIC_FAKE_NODE (one-machine harness: the node label), ELASTIC_STDOUT / ELASTIC_STDERR (files
+// the rank appends its output to: jobs/<id>/stdout, stderr in the state dir).
 #pragma once
 
 #include <array>
@@ -34,6 +41,7 @@ namespace elastic::rt::proto {
 inline constexpr int kTagOrder = 0x4501;
 inline constexpr int kTagProgress = 0x4502;
 inline constexpr int kTagDone = 0x4503;
+inline constexpr int kTagExit = 0x4504;  // 2 ints: exit code, J rank
 
 // Orders the controller sends to the leader (one int).
 inline constexpr int kOrderFollow = 1;

@@ -1,0 +1,91 @@
+// elasticd's controller: one event loop that watches the hostfile, the state dir's queue and the
+// running jobs, re-plans with the allocator (debounced) whenever something changed, carries the
+// plan out with JobGroup verbs, and writes the journal, events.jsonl, status.json and
+// metrics.prom. Runs on rank 0 of an mpirun of size 1 (the only spawner, see protocol.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "elastic/control/event_log.h"
+#include "elastic/control/hostfile.h"
+#include "elastic/control/journal.h"
+#include "elastic/control/state_dir.h"
+#include "elastic/daemon/job_group.h"
+
+namespace elastic::rt {
+
+struct DaemonOptions {
+  std::filesystem::path hostfile;
+  std::filesystem::path state_dir;
+  double grace_s = 30;         // a node removed from the hostfile is vacated within this
+  bool fake_nodes = false;     // one-machine mode: nodes are labels, ranks run on this host
+  double debounce_s = 0.5;     // events closer than this are planned together
+  std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds poll_interval{50};
+  int ranks_per_node = 0;      // default for jobs that say 0 (0 = from hwloc)
+};
+
+class Daemon {
+ public:
+  // Opens the state dir (lock, journal replay) and reads the hostfile. Errors name the file:
+  // InvalidArgument/NotFound for bad input (exit 2), Unavailable when another daemon holds the dir.
+  static absl::StatusOr<std::unique_ptr<Daemon>> create(DaemonOptions options);
+  ~Daemon();
+
+  // The event loop; returns when `stop` becomes true (jobs still running are stopped and stay
+  // "running" in the journal, so the next daemon restarts them).
+  absl::Status run(const std::atomic<bool>& stop);
+
+ private:
+  struct Job {
+    JobRecord rec;
+    std::unique_ptr<JobGroup> group;
+    int rescales = 0;
+    double samples_per_s = 0;
+    double samples_base = 0;  // samples of earlier runs (restarts)
+  };
+
+  Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal journal, EventLog events,
+         std::unique_ptr<HostfileWatcher> watcher);
+  void take_hostfile_update(const HostfileUpdate& update);
+  void take_queue();
+  void poll_jobs();
+  void check_leaving();
+  void plan();
+  void start_job(Job& job, const std::vector<std::string>& nodes);
+  void finish_job(Job& job, JobState state, const std::string& reason);
+  void requeue(Job& job, const std::string& why);
+  void write_status();
+  bool held(const std::string& node) const;
+  Job* find(const std::string& id);
+  void log(std::string_view event, nlohmann::json fields);
+
+  DaemonOptions options_;
+  StateDir dir_;
+  DaemonLock lock_;
+  Journal journal_;
+  EventLog events_;
+  std::unique_ptr<HostfileWatcher> watcher_;
+  JobQueue queue_;
+  Placement placement_;
+  int default_ranks_ = 1;
+  std::vector<HostEntry> pool_;
+  std::set<std::string> lost_;
+  std::map<std::string, double> leaving_;  // removed while held: unix deadline
+  std::vector<Job> jobs_;
+  bool dirty_ = true;
+  std::chrono::steady_clock::time_point dirty_since_{};
+  std::chrono::steady_clock::time_point last_status_{};
+  int plans_ = 0;
+};
+
+}  // namespace elastic::rt

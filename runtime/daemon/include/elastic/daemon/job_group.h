@@ -1,0 +1,106 @@
+// The controller's side of one running job (protocol.h): the job communicator J (controller =
+// rank 0, then the job's ranks in spawn order), which node each rank lives on, and the verbs
+// that carry out a plan — start, grow, shrink, stop — plus poll(), which reads progress/done/exit
+// messages and notices process failures, repairing J with the survivors (repair.h).
+//
+// All verbs are blocking and COLLECTIVE with the job's ranks, who join at their next step
+// boundary; waits for them are bounded by `directive_timeout`. MPI_Comm_spawn itself has no
+// timeout in Open MPI 5.0.7: a command that exits before MPI_Init makes it hang
+// (docs/runtime.md "Known limitations"), which is why commands are resolved before spawning.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "elastic/comm.h"
+
+namespace elastic::rt {
+
+// What to start on each node of a job.
+struct LaunchSpec {
+  std::string job_id;
+  std::string command;  // resolved path
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  std::string workdir;  // "" = elasticd's
+  std::filesystem::path stdout_path;
+  std::filesystem::path stderr_path;
+  int ranks_per_node = 1;
+};
+
+// Where spawned ranks go. Fake mode (one machine): every spawn lands on `head_host`, and the node
+// is a label (ELASTIC_FAKE_NODE) — fake nodes as separate PRRTE daemons only work for the first
+// spawn (Known limitations). Real mode: the `host` info key names the node.
+struct Placement {
+  bool fake_nodes = false;
+  std::string head_host;
+};
+
+// What poll() found.
+struct PollResult {
+  bool progressed = false;
+  bool done = false;                 // the job's ranks said they are finished (then call stop())
+  std::optional<std::string> error;  // the job cannot go on (a rank exited non-zero, ...)
+  std::vector<std::string> lost_nodes;  // nodes whose ranks died (J repaired without them)
+};
+
+class JobGroup {
+ public:
+  JobGroup(LaunchSpec spec, Placement placement,
+           std::chrono::milliseconds directive_timeout = std::chrono::seconds(60));
+  ~JobGroup();
+  JobGroup(const JobGroup&) = delete;
+  JobGroup& operator=(const JobGroup&) = delete;
+
+  // Spawns the ranks of each node (one spawn call per node) and lets them start.
+  // Errors: the job could not start (spawn failed: e.g. the command is not executable).
+  absl::Status start(const std::vector<std::string>& nodes);
+  // Adds nodes / releases nodes at the ranks' next step boundary. A process failure in the middle
+  // is repaired (lost nodes are reported by the next poll()); other errors are returned.
+  absl::Status grow(const std::vector<std::string>& nodes);
+  absl::Status shrink(const std::vector<std::string>& nodes);
+  // Tells the ranks to exit (they have finished, or the plan/cancel stops them) and frees J.
+  // `wait_boundary`: the ranks are still computing, so send them an order first.
+  absl::Status stop(bool wait_boundary);
+  // Abandons the job: revokes J (its ranks see errors and exit) and frees it. LOCAL.
+  void abort();
+
+  // LOCAL, never blocks except to repair J after a failure (collective with the survivors).
+  PollResult poll();
+
+  bool active() const { return static_cast<bool>(job_); }
+  int ranks() const { return static_cast<int>(rank_nodes_.size()); }
+  std::vector<std::string> nodes() const;  // distinct, in first-rank order
+  int generation() const { return generation_; }
+  // Latest progress report.
+  double samples_total() const { return samples_total_; }
+  double samples_per_s() const { return samples_per_s_; }
+
+ private:
+  absl::Status spawn_node(const std::string& node, bool first);
+  absl::Status broadcast(int* data, int count);
+  absl::Status header(int directive, int count, int reason);
+  absl::Status resume(int reason);
+  absl::Status send_order();
+  // After an MPI error during a verb: repair if it was a process failure, else give up on J.
+  absl::Status handle_error(const absl::Status& error);
+  absl::Status repair();
+
+  LaunchSpec spec_;
+  Placement placement_;
+  std::chrono::milliseconds directive_timeout_;
+  Comm job_;
+  std::vector<std::string> rank_nodes_;  // J rank i+1 lives on rank_nodes_[i]
+  std::vector<std::string> lost_;        // reported by the next poll()
+  int generation_ = 0;
+  double samples_total_ = 0;
+  double samples_per_s_ = 0;
+};
+
+}  // namespace elastic::rt

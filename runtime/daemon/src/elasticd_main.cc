@@ -1,0 +1,90 @@
+// elasticd: the resident runtime. Launch it as the only process of an mpirun with ULFM:
+//   mpirun --with-ft ulfm -n 1 --bind-to none elasticd --hostfile FILE --state-dir DIR
+// Exit codes: 0 stopped by SIGTERM/SIGINT, 2 bad input (hostfile, state dir, options), 1 runtime
+// error.
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "elastic/daemon/daemon.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+int finalize_and_exit(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  alarm(10);  // MPI_Finalize can hang after peer failures (docs/runtime.md "Known limitations")
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  elastic::rt::DaemonOptions o;
+  double directive_timeout_s = 60;
+  CLI::App app("elasticd: the elastic runtime's controller (run under mpirun --with-ft ulfm -n 1)");
+  app.add_option("--hostfile", o.hostfile, "Hostfile of granted nodes, watched for changes")
+      ->required();
+  app.add_option("--state-dir", o.state_dir, "State dir (queue, journal, status, job output)")
+      ->required();
+  app.add_option("--grace-s", o.grace_s, "Seconds to vacate a node removed from the hostfile")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--fake-nodes", o.fake_nodes,
+               "One-machine mode: hostfile names are labels, every rank runs on this host");
+  app.add_option("--ranks-per-node", o.ranks_per_node, "Default ranks per node (0 = hwloc)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--debounce-s", o.debounce_s, "Plan at most this often after events")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--directive-timeout-s", directive_timeout_s,
+                 "Give up on a job whose ranks do not reach a step boundary within this")
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 1) {
+    std::fprintf(stderr, "elasticd: run it as a single process (mpirun -n 1), not %d\n", size);
+    return finalize_and_exit(2);
+  }
+  struct sigaction sa = {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  absl::StatusOr<std::unique_ptr<elastic::rt::Daemon>> daemon = elastic::rt::Daemon::create(o);
+  if (!daemon.ok()) {
+    std::fprintf(stderr, "elasticd: %s\n", std::string(daemon.status().message()).c_str());
+    const bool bad_input = absl::IsInvalidArgument(daemon.status()) ||
+                           absl::IsNotFound(daemon.status()) ||
+                           absl::IsFailedPrecondition(daemon.status());
+    return finalize_and_exit(bad_input ? 2 : 1);
+  }
+  std::fprintf(stderr, "elasticd: running (pid %d), hostfile %s, state dir %s%s\n",
+               static_cast<int>(getpid()), o.hostfile.c_str(), o.state_dir.c_str(),
+               o.fake_nodes ? ", fake nodes" : "");
+  absl::Status st = (*daemon)->run(g_stop);
+  daemon->reset();
+  if (!st.ok()) {
+    std::fprintf(stderr, "elasticd: %s\n", std::string(st.message()).c_str());
+    return finalize_and_exit(1);
+  }
+  return finalize_and_exit(0);
+}
