@@ -274,6 +274,7 @@ TEST(RunLoopScripted, GrowKillShrink) {
   if (r->outcome == Outcome::kLeft) {
     std::printf("world rank %d left at step %lld\n", wrank, static_cast<long long>(r->steps));
     std::fflush(stdout);
+    alarm(10);  // as below: a bounded MPI_Finalize
     MPI_Finalize();
     std::exit(::testing::Test::HasFailure() ? 1 : 0);
   }
