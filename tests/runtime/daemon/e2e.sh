@@ -1,0 +1,176 @@
+#!/bin/bash
+# Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd (issue 4),
+# each against a real elasticd under mpirun --with-ft ulfm with fake nodes (labels) and
+# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice kill churn restart
+# bad_input.
+set -u
+CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
+. "$(dirname "$0")/lib.sh"
+out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
+
+case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
+  hosts_range 1
+  start_daemon
+  submit g 1800 1 8
+  local n
+  for n in 1 2 4 8 4 2 1; do
+    hosts_range $n
+    wait_for 60 "[ \"\$(job_ranks g)\" = $n ]" || fail "job did not reach $n ranks"
+    echo "reached $n ranks"
+  done
+  wait_for 120 '[ "$(job_state g)" = finished ]' || fail "job did not finish"
+  out g | grep -q WRONG && fail "wrong allreduce"
+  [ "$(out g | grep -c '^joined')" = 8 ] || fail "expected 8 processes to join"
+  [ "$(out g | grep -c '^left')" = 7 ] || fail "expected 7 processes to leave"
+  [ "$(out g | grep -c '^done rank 0 size 1 ')" = 1 ] || fail "expected one rank to finish at size 1"
+  local gens
+  gens=$(out g | grep -oE '^(changed|joined) gen [0-9]+' | awk '{print $3}' | sort -un | wc -l)
+  [ "$gens" -ge 3 ] || fail "only $gens generations"
+  sleep 1
+  no_mpi_errors || fail "MPI error output"
+  echo "generations: $gens"
+}
+
+case_shrink_notice() {  # node03 leaves the hostfile: vacated and released within the grace period
+  GRACE=15
+  hosts_range 4
+  start_daemon
+  submit s 1500 1 4
+  wait_for 60 '[ "$(job_ranks s)" = 4 ]' || fail "job did not reach 4 ranks"
+  [ -n "$(label_pids node03)" ] || fail "no ranks on node03 before the notice"
+  hosts_list node01 node02 node04
+  wait_for 15 "[ \$(count_events node_released '\"node03\"') -ge 1 ]" || fail "node03 not released within the grace period"
+  [ -z "$(label_pids node03)" ] || fail "ranks left on node03: $(label_pids node03)"
+  grep '"node_released"' "$S/events.jsonl" | grep node03
+  [ "$(job_state s)" = running ] && [ "$(job_ranks s)" = 3 ] || fail "job not running on 3 ranks"
+  wait_for 120 '[ "$(job_state s)" = finished ]' || fail "job did not finish"
+  out s | grep -q WRONG && fail "wrong allreduce"
+  no_mpi_errors || fail "MPI error output"
+}
+
+case_kill() {  # SIGKILL every rank of one node, three times; the node comes back and is reused
+  hosts_range 4
+  start_daemon
+  submit k 2400 1 4
+  wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not reach 4 ranks"
+  local round victim
+  for round in 1 2 3; do
+    victim=$(printf 'node%02d' $((round + 1)))
+    sleep 1
+    kill_node "$victim"
+    wait_for 60 "[ \$(count_events node_lost '\"$victim\"') -ge 1 ]" || fail "loss of $victim not seen"
+    wait_for 60 '[ "$(job_ranks k)" = 3 ]' || fail "job did not continue on 3 ranks"
+    wait_for 5 "[ \"\$(node_state $victim)\" = lost ]" || fail "$victim not marked lost"
+    # The node comes back: the scheduler drops it and grants it again.
+    hosts_list $(for i in 1 2 3 4; do n=$(printf 'node%02d' $i); [ $n != "$victim" ] && echo $n; done)
+    sleep 1.5
+    hosts_range 4
+    wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not grow back after round $round"
+    job_nodes k | grep -qw "$victim" || fail "$victim not reused"
+    echo "round $round: $victim lost, recovered, reused"
+  done
+  wait_for 180 '[ "$(job_state k)" = finished ]' || fail "job did not finish"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  out k | grep -q WRONG && fail "wrong allreduce"
+  [ "$(out k | grep -c '^recovered')" -ge 3 ] || fail "expected recoveries"
+}
+
+case_churn() {  # 3 jobs on 8 nodes, the hostfile changes every 3 s
+  hosts_range 8
+  start_daemon
+  submit a 700 1 8; submit b 700 1 8; submit c 700 2 8
+  local sets=("1 2 3 4 5 6 7 8" "1 2 3 5 8" "2 3 4 5 6 7" "1 4 6 7 8" "1 2 3 4 5 6 7 8" "3 4 5 6" "1 2 5 6 7 8")
+  local i=0 s
+  while [ "$(job_state a)$(job_state b)$(job_state c)" != finishedfinishedfinished ] && ((i < 40)); do
+    s=${sets[$((i % ${#sets[@]}))]}
+    hosts_list $(for x in $s; do printf 'node%02d ' "$x"; done)
+    sleep 3
+    i=$((i + 1))
+  done
+  hosts_range 8
+  wait_for 180 '[ "$(job_state a)$(job_state b)$(job_state c)" = finishedfinishedfinished ]' ||
+    fail "not all jobs finished: $(job_state a) $(job_state b) $(job_state c)"
+  for j in a b c; do out $j | grep -q WRONG && fail "wrong allreduce in $j"; done
+  echo "hostfile changes: $i, plans: $(count_events plan), rescales: $(($(count_events job_grown) + $(count_events job_shrunk)))"
+  # Plans are followed: every start/grow/shrink lands on the nodes of the plan just before it.
+  python3 - "$S/events.jsonl" <<'PY' || fail "an action did not follow its plan"
+import json, sys
+plan = {}
+bad = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "plan":
+        plan = {p["job"]: p["nodes"] for p in e["plan"]}
+    elif e["event"] in ("job_started", "job_grown", "job_shrunk") and e.get("ok", True):
+        if sorted(e["nodes"]) != sorted(plan.get(e["job"], [])):
+            print("mismatch", e, plan.get(e["job"])); bad += 1
+sys.exit(1 if bad else 0)
+PY
+}
+
+case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
+  hosts_range 4
+  start_daemon
+  submit r1 900 1 4
+  wait_for 60 '[ "$(job_state r1)" = running ]' || fail "r1 did not start"
+  # r2 is worth little per node: it waits in the queue while r1 holds the nodes.
+  {
+    echo 'id = "r2"'; echo "command = \"$TRAINER\""; echo 'args = ["200"]'
+    echo 'min_nodes = 1'; echo 'max_nodes = 2'
+    echo '[env]'; echo 'ELASTIC_TEST_STEP_US = "20000"'
+    echo '[scaling]'; echo 'nodes = [1]'; echo 'samples_per_s = [0.001]'
+  } > "$T/r2.toml"
+  "$ELASTIC" --state-dir "$S" submit "$T/r2.toml" > /dev/null || fail "submit r2"
+  wait_for 30 '[ "$(job_state r2)" = queued ]' || fail "r2 not queued"
+  sleep 2
+  local dpid
+  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
+  echo "SIGKILL elasticd $dpid"
+  kill -KILL $dpid
+  wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
+  sleep 1
+  kill_label_all  # whatever mpirun left behind of the old ranks
+  start_daemon
+  grep '"daemon_started"' "$S/events.jsonl" | tail -1
+  wait_for 60 "[ \$(count_events job_started '\"r1\"') -ge 2 ]" || fail "r1 not restarted"
+  wait_for 240 '[ "$(job_state r1)$(job_state r2)" = finishedfinished ]' ||
+    fail "jobs lost: r1=$(job_state r1) r2=$(job_state r2)"
+}
+
+case_bad_input() {
+  # A malformed hostfile at start: a clear error naming file:line, exit 2.
+  printf 'node01 slots=1\nnode02 slots=banana\n' > "$H"
+  "$MPIRUN" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$H" --state-dir "$S" \
+    --fake-nodes > "$T/bad.log" 2>&1
+  local rc=$?
+  cat "$T/bad.log" | head -3
+  [ $rc != 0 ] && grep -q "hosts:2" "$T/bad.log" || fail "malformed hostfile not reported (rc $rc)"
+  # Job specs with min > max or without a command: refused by `elastic submit` (exit 2).
+  printf 'command = "/bin/true"\nmin_nodes = 3\nmax_nodes = 2\n' > "$T/minmax.toml"
+  "$ELASTIC" --state-dir "$S" submit "$T/minmax.toml" > "$T/e1" 2>&1; rc=$?
+  cat "$T/e1"; [ $rc = 2 ] && grep -q min_nodes "$T/e1" || fail "min > max accepted"
+  printf 'min_nodes = 1\nmax_nodes = 2\n' > "$T/nocmd.toml"
+  "$ELASTIC" --state-dir "$S" submit "$T/nocmd.toml" > "$T/e2" 2>&1; rc=$?
+  cat "$T/e2"; [ $rc = 2 ] && grep -q command "$T/e2" || fail "missing command accepted"
+  hosts_range 4
+  start_daemon
+  submit good 600 1 2
+  # The same bad spec written straight into the queue: rejected by the daemon with the reason.
+  cp "$T/minmax.toml" "$S/queue/handmade.toml"
+  submit_raw() { "$ELASTIC" --state-dir "$S" submit "$1" > /dev/null 2>&1; }
+  printf 'id = "nocmd"\ncommand = "/nonexistent/train"\nmin_nodes = 1\nmax_nodes = 1\n' > "$T/nx.toml"
+  submit_raw "$T/nx.toml"
+  submit quits 100 1 1 ELASTIC_TEST_EXIT_AT_ONCE=1
+  wait_for 30 "[ \$(count_events submission_rejected handmade) -ge 1 ]" || fail "bad queued spec not rejected"
+  wait_for 30 '[ "$(job_state nocmd)" = failed ]' || fail "nonexistent command not failed"
+  wait_for 60 '[ "$(job_state quits)" = failed ]' || fail "job exiting 1 not failed"
+  # A malformed hostfile while running: ignored, the last good pool stays.
+  printf 'node01 slots=1\nnode02 slots=-4\n' > "$H.new"; mv "$H.new" "$H"
+  wait_for 10 "[ \$(count_events hostfile_rejected) -ge 1 ]" || fail "bad hostfile update not reported"
+  grep -E '"(submission_rejected|job_failed|hostfile_rejected)"' "$S/events.jsonl" | cut -c1-300
+  wait_for 120 '[ "$(job_state good)" = finished ]' || fail "the good job did not finish: $(job_state good)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+}
+
+"case_$CASE"
+echo PASS
