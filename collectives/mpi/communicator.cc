@@ -7,8 +7,16 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
 #include "mpi/reduce_ops.h"
+#include "mpi/tuning.h"
 
 namespace elastic::coll::mpi {
+
+namespace {
+// From this bound up, and only when ULFM reports failures, allreduce is the blocking MPI_Allreduce
+// (tuning.h has the measurements). A caller that allows 30 s treats a stuck peer as a rare bug,
+// not as an elastic event; shorter bounds keep the strictly bounded non-blocking path.
+constexpr std::chrono::milliseconds kBlockingFrom{std::chrono::seconds(30)};
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm comm,
                                                                       CreateOptions opts) {
@@ -22,7 +30,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm c
 }
 
 MpiCommunicator::MpiCommunicator(CommHandle comm, int rank, int size)
-    : comm_(std::move(comm)), rank_(rank), size_(size) {}
+    : comm_(std::move(comm)), rank_(rank), size_(size), failures_reported_(process_failures_reported()) {}
 
 void MpiCommunicator::abort(std::string_view why) {
   if (sticky_.ok()) sticky_ = absl::AbortedError(absl::StrCat("communicator aborted: ", std::string(why)));
@@ -57,11 +65,18 @@ absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts)
                                                    " elements: more than INT_MAX"));
   }
   if (t.data == nullptr && t.count != 0) return absl::InvalidArgumentError("allreduce: null data");
-  MPI_Request req = MPI_REQUEST_NULL;
-  const int rc = MPI_Iallreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count),
-                                datatype(t.dtype), sum_op(t.dtype), comm_.get(), &req);
-  if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Iallreduce", __FILE__, __LINE__));
-  if (absl::Status st = finish(req, opts.timeout, "MPI_Iallreduce"); !st.ok()) return st;
+  if (failures_reported_ && opts.timeout >= kBlockingFrom) {
+    // ULFM makes this call return MPIX_ERR_PROC_FAILED (or REVOKED, when a peer gave up first).
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count), datatype(t.dtype),
+                                 sum_op(t.dtype), comm_.get());
+    if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Allreduce", __FILE__, __LINE__));
+  } else {
+    MPI_Request req = MPI_REQUEST_NULL;
+    const int rc = MPI_Iallreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count),
+                                  datatype(t.dtype), sum_op(t.dtype), comm_.get(), &req);
+    if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Iallreduce", __FILE__, __LINE__));
+    if (absl::Status st = finish(req, opts.timeout, "MPI_Iallreduce"); !st.ok()) return st;
+  }
   if (op == ReduceOp::kAverage && size_ > 1) scale_down(t.data, t.count, t.dtype, size_);
   return absl::OkStatus();
 }

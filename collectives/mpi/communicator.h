@@ -1,5 +1,7 @@
 // The MPI backend: collectives on host memory over a private duplicate of the job communicator,
-// as non-blocking MPI_I* calls tested against a deadline.
+// as non-blocking MPI_I* calls tested against a deadline. Exception: under ULFM, an allreduce with
+// a bound of 30 s or more is the blocking MPI_Allreduce (ULFM ends it when a peer dies; see
+// tuning.h for why and what was measured).
 #pragma once
 
 #include <mpi.h>
@@ -42,6 +44,7 @@ class MpiCommunicator final : public Communicator {
   CommHandle comm_;
   int rank_;
   int size_;
+  bool failures_reported_;  // ULFM on: process failures interrupt blocking calls
   absl::Status sticky_;
   std::vector<std::byte> scratch_;
 };

@@ -18,17 +18,25 @@ void CommHandle::reset() {
 }
 
 absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what) {
-  // Spin for latency (libnbc progresses only inside MPI_Test); yield now and then so that
-  // oversubscribed ranks (more ranks than cores) let the peer we wait for run.
+  // libnbc progresses only inside MPI_Test, so the first stretch spins on it (yielding now and then
+  // so that oversubscribed ranks let the peer we wait for run); a wait longer than kSpinFor is
+  // waiting for a slow or missing peer, not for the network, and backs off to short sleeps.
+  constexpr auto kSpinFor = std::chrono::milliseconds(50);
+  constexpr auto kBackoff = std::chrono::microseconds(50);
+  const auto spin_until = Clock::now() + kSpinFor;
   for (unsigned spins = 0;; ++spins) {
     int done = 0;
     const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_status(rc, what, __FILE__, __LINE__);
     if (done != 0) return absl::OkStatus();
-    if (Clock::now() >= deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
+    if ((spins & 255u) != 255u) continue;
+    const auto now = Clock::now();
+    if (now >= deadline) return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
+    if (now < spin_until) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kBackoff);
     }
-    if ((spins & 1023u) == 1023u) std::this_thread::yield();
   }
 }
 
