@@ -1,0 +1,125 @@
+// Fashion-MNIST training throughput of example 03's GPU MLP, samples/s per rank and over all ranks:
+// the compute alone (forward, backward, SGD) and the full data-parallel step (plus the allreduce of
+// the gradients through elastic::coll's NCCL path and the host mirror download the elastic run loop
+// needs), so the ratio shows what data parallelism and elasticity cost per step. Fixed step counts
+// (ranks must agree), median of 5 timed blocks.
+//
+//   mpirun -n 1 bench_mnist_gpu [steps=400] [data_dir]
+// Exits 77 without a CUDA device.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "elastic/collectives/factory.h"
+#include "gpu_mlp.h"
+#include "idx_reader.h"
+#include "mlp.h"
+
+namespace coll = elastic::coll;
+namespace ex = elastic::examples;
+
+namespace {
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "bench_mnist_gpu: %s\n", what.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+void check(const absl::Status& st) {
+  if (!st.ok()) die(st.ToString());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int steps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 400;
+  const std::string data_dir = argc > 2 ? argv[2] : ex::kFashionMnistDir;
+
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (usable == 0) {
+    if (rank == 0) std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
+    MPI_Finalize();
+    return 77;
+  }
+  // Built first: the factory selects this rank's GPU, where the model then lives.
+  auto nccl = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kNccl);
+  if (!nccl.ok()) die(nccl.status().ToString());
+
+  auto train = ex::load_idx(data_dir, "train");
+  if (!train.ok()) die(train.status().ToString());
+  auto dev = ex::upload(*train);
+  if (!dev.ok()) die(dev.status().ToString());
+
+  if (rank == 0) {
+    std::printf("# %d rank(s), %d steps per block, median of 5 blocks\n", size, steps / 5);
+    std::printf("%8s %8s %16s %16s %16s %8s\n", "hidden", "batch", "compute_smp/s", "dp_step_smp/s", "dp_total_smp/s",
+                "ratio");
+  }
+  for (const std::size_t hidden : {std::size_t{128}, std::size_t{1024}}) {
+    for (const std::size_t batch : {std::size_t{64}, std::size_t{512}}) {
+      ex::Mlp init(train->features, hidden, 10, 1);
+      auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), batch);
+      if (!model_or.ok()) die(model_or.status().ToString());
+      ex::GpuMlp& model = **model_or;
+      std::vector<float> params(model.param_count()), momentum(model.param_count());
+      std::mt19937_64 rng(static_cast<std::uint64_t>(rank) + 1);
+      std::vector<std::uint64_t> ids(batch);
+      auto next_ids = [&] {
+        for (auto& id : ids) id = rng() % train->count;
+      };
+      auto compute_step = [&] {
+        next_ids();
+        check(model.compute_gradients(*dev, ids));
+        check(model.sgd_step(0.01f, 0.9f, 1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
+        check(model.sync());
+      };
+      auto dp_step = [&] {
+        next_ids();
+        check(model.compute_gradients(*dev, ids));
+        check(model.sync());
+        check((*nccl)->allreduce(coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
+                                 coll::ReduceOp::kSum));
+        check(model.sgd_step(0.01f, 0.9f, 1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
+        check(model.download(params.data(), momentum.data(), nullptr));
+      };
+      auto rate = [&](auto&& step) {
+        for (int i = 0; i < 10; ++i) step();  // warm-up (cuBLAS heuristics, NCCL channels)
+        std::vector<double> r;
+        for (int b = 0; b < 5; ++b) {
+          MPI_Barrier(MPI_COMM_WORLD);
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < steps / 5; ++i) step();
+          double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+          r.push_back(static_cast<double>(steps / 5) * static_cast<double>(batch) / dt);
+        }
+        std::nth_element(r.begin(), r.begin() + 2, r.end());
+        return r[2];  // samples/s per rank
+      };
+      const double compute = rate(compute_step);
+      const double dp = rate(dp_step);
+      if (rank == 0) {
+        std::printf("%8zu %8zu %16.0f %16.0f %16.0f %8.3f\n", hidden, batch, compute, dp, dp * size, dp / compute);
+        std::fflush(stdout);
+      }
+    }
+  }
+  nccl->reset();
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,128 @@
+// The NCCL path of elastic::coll against calling ncclAllReduce directly, on the same GPUs in the
+// same run: float32 sum, 1 MiB to 256 MiB, one rank per GPU (the target: <= 5% overhead
+// from 1 MiB up, one rank). Both sides are blocking calls (the raw one is ncclAllReduce +
+// cudaStreamSynchronize, since elastic::coll's allreduce returns only when the result is there), on
+// their own communicators over the same ranks. A sample is one barrier-aligned call timed on the
+// slowest rank; the median of the samples is reported.
+//
+//   mpirun -n 1 bench_nccl [max_MiB=256] [samples=30]
+// Exits 77 without a CUDA device.
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "elastic/collectives/factory.h"
+
+namespace coll = elastic::coll;
+
+namespace {
+
+template <typename F>
+double median_seconds(int samples, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < samples; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    t.push_back(dt);
+  }
+  std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
+  return t[t.size() / 2];
+}
+
+[[noreturn]] void die(const char* what, const char* detail) {
+  std::fprintf(stderr, "bench_nccl: %s: %s\n", what, detail);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+void check_cuda(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess) die(what, cudaGetErrorString(rc));
+}
+void check_nccl(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess) die(what, ncclGetErrorString(rc));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::size_t max_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
+  const int samples = argc > 2 ? std::atoi(argv[2]) : 30;
+
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (usable == 0) {
+    if (rank == 0) std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
+    MPI_Finalize();
+    return 77;
+  }
+
+  // The factory picks this rank's GPU (local rank % devices) and makes it current; the raw
+  // communicator then uses the same one.
+  void* buf = nullptr;
+  auto elastic_comm = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kNccl);
+  if (!elastic_comm.ok()) die("create_communicator", elastic_comm.status().ToString().c_str());
+  const std::size_t max_bytes = max_mib << 20;
+  check_cuda(cudaMalloc(&buf, max_bytes), "cudaMalloc");
+  check_cuda(cudaMemset(buf, 0, max_bytes), "cudaMemset");
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+
+  ncclUniqueId id{};
+  if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t raw = nullptr;
+  check_nccl(ncclCommInitRank(&raw, size, id, rank), "ncclCommInitRank");
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  if (rank == 0) {
+    std::printf("# %d rank(s), float32 sum, median of %d samples\n", size, samples);
+    std::printf("%10s %12s %12s %12s %12s %10s\n", "bytes", "raw_us", "elastic_us", "raw_GB/s", "elastic_GB/s",
+                "overhead%");
+  }
+  for (std::size_t bytes = std::size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
+    const std::size_t count = bytes / sizeof(float);
+    auto run_raw = [&] {
+      check_nccl(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, raw, stream), "ncclAllReduce");
+      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    };
+    auto run_elastic = [&] {
+      const absl::Status st =
+          (*elastic_comm)->allreduce(coll::Tensor{buf, count, coll::DataType::kFloat32}, coll::ReduceOp::kSum);
+      if (!st.ok()) die("elastic allreduce", st.ToString().c_str());
+    };
+    for (int w = 0; w < 3; ++w) run_raw(), run_elastic();  // warm both paths up
+    // Interleave the two in halves so that clock or thermal drift hits both alike.
+    const double raw1 = median_seconds(samples / 2 + 1, run_raw);
+    const double ela1 = median_seconds(samples / 2 + 1, run_elastic);
+    const double raw2 = median_seconds(samples / 2 + 1, run_raw);
+    const double ela2 = median_seconds(samples / 2 + 1, run_elastic);
+    const double raw_s = std::min(raw1, raw2), ela_s = std::min(ela1, ela2);
+    if (rank == 0) {
+      std::printf("%10zu %12.1f %12.1f %12.2f %12.2f %10.2f\n", bytes, raw_s * 1e6, ela_s * 1e6,
+                  static_cast<double>(bytes) / raw_s / 1e9, static_cast<double>(bytes) / ela_s / 1e9,
+                  (ela_s / raw_s - 1.0) * 100.0);
+      std::fflush(stdout);
+    }
+  }
+  cudaStreamDestroy(stream);
+  ncclCommDestroy(raw);
+  elastic_comm->reset();
+  cudaFree(buf);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,234 @@
+// Example 03: example 02's Fashion-MNIST MLP on GPUs, one rank per GPU. The forward and backward
+// passes run in cuBLAS and small CUDA kernels (gpu_mlp.h); the gradients are summed over the ranks
+// by ONE allreduce of device memory, through a Communicator that elastic::coll's factory picks
+// from where that memory lives (device -> NCCL). The elastic run loop is the same as in 02: it
+// keeps its own host (MPI) communicator for state sync and the evaluation; this program adds the
+// NCCL one, built lazily inside the step for each membership (so a failure while building it is
+// repaired like any other) and aborted at every membership change.
+//
+// elastic::rt::State holds host memory, so the parameters and momentum have pinned host mirrors:
+// downloaded after every step (what commit() copies) and uploaded after every reset (what sync()
+// or restore() put there).
+//
+//   mpirun -n 2 gpu_fashion_mnist --epochs 3 --target-accuracy 0.85     (two GPUs)
+// Exits 77 (ctest's "skipped") when a rank has no usable CUDA device.
+#include <CLI/CLI.hpp>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/factory.h"
+#include "elastic/run.h"
+#include "elastic/session.h"
+#include "gpu_mlp.h"
+#include "idx_reader.h"
+#include "mlp.h"
+
+namespace ex = elastic::examples;
+namespace coll = elastic::coll;
+namespace rt = elastic::rt;
+
+namespace {
+
+// Rank among the ranks of `comm` on this host, counted the way the NCCL backend counts it (by
+// processor name, in rank order), so that both pick the same GPU: local rank % device count.
+int local_rank(MPI_Comm comm) {
+  int rank = 0, size = 0, len = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
+  MPI_Get_processor_name(mine.data(), &len);
+  std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), static_cast<int>(mine.size()),
+                MPI_CHAR, comm);
+  int local = 0;
+  for (int r = 0; r < rank; ++r) {
+    if (std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(), mine.size()) == 0) ++local;
+  }
+  return local;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
+  std::string data_dir = ex::kFashionMnistDir;
+  std::string checkpoint;
+  std::uint64_t epochs = 3, commit_every = 10;
+  std::size_t hidden = 128, batch = 64;
+  float lr = 0.02f, momentum = 0.9f;
+  double target = 0;
+  std::uint64_t seed = 1;
+  app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
+  app.add_option("--epochs", epochs, "epochs to train")->check(CLI::PositiveNumber);
+  app.add_option("--hidden", hidden, "hidden units")->check(CLI::PositiveNumber);
+  app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
+  app.add_option("--lr", lr, "learning rate");
+  app.add_option("--seed", seed, "seed of the initialisation and the data order");
+  app.add_option("--commit-every", commit_every, "steps between in-memory commits")->check(CLI::PositiveNumber);
+  app.add_option("--checkpoint", checkpoint, "durable checkpoint path (resumed from when it exists)");
+  app.add_option("--target-accuracy", target, "exit 1 when the final test accuracy is below this");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  auto session_or = rt::Session::init(&argc, &argv);
+  if (!session_or.ok()) {
+    std::fprintf(stderr, "gpu_fashion_mnist: cannot join the job: %s\n", session_or.status().ToString().c_str());
+    return 3;
+  }
+  rt::Session& session = **session_or;
+  auto fail = [&](int code, const std::string& what) {
+    std::fprintf(stderr, "gpu_fashion_mnist: %s\n", what.c_str());
+    session.exit(code);
+  };
+
+  // Every rank needs a GPU; decide together so that no rank waits in a collective for a peer that left.
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  int usable = (probe == cudaSuccess && devices > 0) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, session.comm());
+  if (usable == 0) {
+    if (probe != cudaSuccess || devices == 0) {
+      std::printf("SKIPPED: no usable CUDA device on rank %d (cudaGetDeviceCount: %s, %d devices)\n", session.rank(),
+                  cudaGetErrorString(probe), devices);
+    }
+    std::fflush(stdout);
+    session.exit(77);
+  }
+  const int device = local_rank(session.comm()) % devices;
+  if (cudaError_t rc = cudaSetDevice(device); rc != cudaSuccess) fail(4, cudaGetErrorString(rc));
+
+  auto train = ex::load_idx(data_dir, "train");
+  if (!train.ok()) fail(2, train.status().ToString());
+  auto test = ex::load_idx(data_dir, "t10k");
+  if (!test.ok()) fail(2, test.status().ToString());
+  auto train_dev = ex::upload(*train);
+  if (!train_dev.ok()) fail(4, train_dev.status().ToString());
+  auto test_dev = ex::upload(*test);
+  if (!test_dev.ok()) fail(4, test_dev.status().ToString());
+
+  // The same initialisation as example 02 (same seed -> same parameters).
+  ex::Mlp init(train->features, hidden, 10, seed);
+  auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), batch);
+  if (!model_or.ok()) fail(4, model_or.status().ToString());
+  ex::GpuMlp& model = **model_or;
+
+  ex::PinnedArray<float> params_host, momentum_host;
+  if (params_host.allocate(model.param_count()) != cudaSuccess ||
+      momentum_host.allocate(model.param_count()) != cudaSuccess) {
+    fail(4, "cannot allocate the pinned host mirrors");
+  }
+  std::copy(init.params().begin(), init.params().end(), params_host.data());
+  std::fill_n(momentum_host.data(), momentum_host.size(), 0.0f);
+
+  rt::Sampler sampler(train->count, batch, seed, 0, 1);
+  rt::State state;
+  for (absl::Status st : {state.add_buffer("params", params_host.span()), state.add_buffer("momentum", momentum_host.span())}) {
+    if (!st.ok()) fail(2, st.ToString());
+  }
+
+  std::unique_ptr<coll::Communicator> nccl;  // one per membership, built at its first step
+  std::array<float, 2> stats{};
+  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0, final_acc = -1;
+  std::int64_t samples = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+
+  auto step = [&](const rt::StepContext& c) -> absl::Status {
+    if (nccl == nullptr) {
+      auto made = coll::create_communicator(session.comm(), coll::memory_kind(model.grads()));
+      if (!made.ok()) return made.status();  // Aborted / DeadlineExceeded: repaired by the run loop
+      nccl = std::move(*made);
+      int now = -1;
+      cudaGetDevice(&now);
+      if (now != device) {
+        // The backend placed this membership's communicator on another GPU than our buffers.
+        return absl::FailedPreconditionError(absl::StrCat("the NCCL communicator chose GPU ", now,
+                                                          " but the model lives on GPU ", device));
+      }
+    }
+    if (absl::Status st = model.compute_gradients(*train_dev, c.ids); !st.ok()) return st;
+    // NCCL runs on the communicator's own stream: the gradients must be complete first.
+    if (absl::Status st = model.sync(); !st.ok()) return st;
+    if (absl::Status st = nccl->allreduce(coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
+                                          coll::ReduceOp::kSum);
+        !st.ok()) {
+      return st;
+    }
+    const auto global = static_cast<float>(c.global_batch);
+    if (absl::Status st = model.sgd_step(lr, momentum, 1.0f / global); !st.ok()) return st;
+    if (absl::Status st = model.download(params_host.data(), momentum_host.data(), stats.data()); !st.ok()) return st;
+    epoch_loss += stats[0];
+    epoch_correct += stats[1];
+    epoch_seen += global;
+    samples += static_cast<std::int64_t>(c.global_batch);
+    return absl::OkStatus();
+  };
+
+  rt::RunCallbacks cb;
+  cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {
+    // The old membership's NCCL communicator may include dead or departed ranks: abort it (local,
+    // never waits for peers) rather than destroy it; the next step builds one for the new membership.
+    if (nccl != nullptr) nccl->abort("membership changed");
+    nccl.reset();
+    if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
+      std::printf("membership %s: %d -> %d ranks at step %lld\n",
+                  info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
+                  info.previous_size, info.size, static_cast<long long>(info.step));
+      std::fflush(stdout);
+    }
+    epoch_loss = epoch_correct = epoch_seen = 0;
+    // The mirrors now hold the synced (or restored) commit: that is the model from here on.
+    return model.upload(params_host.data(), momentum_host.data());
+  };
+  auto test_accuracy = [&](coll::Communicator& comm) -> absl::StatusOr<double> {
+    const auto r = static_cast<std::size_t>(comm.rank()), n = static_cast<std::size_t>(comm.size());
+    absl::StatusOr<std::size_t> correct = model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
+    if (!correct.ok()) return correct.status();
+    double counts[2] = {static_cast<double>(*correct), static_cast<double>(test->count * (r + 1) / n - test->count * r / n)};
+    if (absl::Status st = comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum); !st.ok()) {
+      return st;
+    }
+    return counts[0] / counts[1];
+  };
+  cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) -> absl::Status {
+    absl::StatusOr<double> acc = test_accuracy(comm);
+    if (!acc.ok()) return acc.status();
+    final_acc = *acc;
+    if (comm.rank() == 0) {
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d GPUs\n",
+                  static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen, epoch_correct / epoch_seen, *acc,
+                  static_cast<double>(samples) / secs, comm.size());
+      std::fflush(stdout);
+    }
+    epoch_loss = epoch_correct = epoch_seen = 0;
+    return absl::OkStatus();
+  };
+
+  rt::RunOptions opts;
+  opts.epochs = epochs;
+  opts.commit_every = commit_every;
+  opts.checkpoint_path = checkpoint;
+  opts.checkpoint_every_commits = 20;
+  absl::StatusOr<rt::RunResult> result = rt::run(session, state, sampler, step, opts, cb);
+  if (!result.ok()) fail(4, result.status().ToString());
+  if (result->outcome == rt::Outcome::kLeft) session.exit(0);
+  if (final_acc < 0) {
+    absl::StatusOr<double> acc = test_accuracy(*result->comm);
+    if (!acc.ok()) fail(4, acc.status().ToString());
+    final_acc = *acc;
+  }
+  if (result->comm->rank() == 0) {
+    std::printf("final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n", final_acc,
+                static_cast<long long>(result->steps), result->recoveries, result->changes);
+  }
+  nccl.reset();
+  result->comm.reset();
+  session.exit(final_acc >= target ? 0 : 1);
+}

@@ -1,0 +1,356 @@
+// The NCCL backend of elastic::coll on real GPUs, through the factory (device memory -> NCCL):
+// allreduce of every dtype and op against a host oracle (sizes 0, 1, primes, ~3 MiB), broadcast
+// from every root, a communicator rebuilt after a membership change (MPI_Comm_split, then grown
+// back), an explicit abort that is sticky and local, and a peer that never joins a collective (the
+// others time out, abort with ncclCommAbort and return; so does the late peer).
+//
+// Run under mpirun (ctest: -n 1 and -n 2). NCCL needs one GPU per rank, so tests skip, with the
+// reason, when a rank has no CUDA device or a host has fewer GPUs than ranks; when every test was
+// skipped the program exits 77, which ctest reports as SKIPPED.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "elastic/collectives/factory.h"
+#include "elastic/collectives/half.h"
+
+namespace elastic::coll {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Whether (and why not) this run can use NCCL; decided once, identically on every rank, because
+// every test is collective.
+struct GpuEnv {
+  bool ok = false;
+  std::string why;
+};
+
+const GpuEnv& gpu_env() {
+  static const GpuEnv env = [] {
+    GpuEnv e;
+    int devices = 0;
+    const cudaError_t rc = cudaGetDeviceCount(&devices);
+    if (rc != cudaSuccess) devices = 0;
+    int rank = 0, size = 0, len = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
+    MPI_Get_processor_name(mine.data(), &len);
+    std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
+    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), static_cast<int>(mine.size()),
+                  MPI_CHAR, MPI_COMM_WORLD);
+    int on_host = 0;
+    for (int r = 0; r < size; ++r) {
+      on_host += std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(), mine.size()) == 0;
+    }
+    // [0]: min devices, [1]: -(max ranks on one host) -> one MPI_MIN for both.
+    std::array<int, 2> v{devices, -on_host};
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (v[0] == 0) {
+      e.why = rc != cudaSuccess ? std::string("no CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(rc) + ")"
+                                : "no CUDA device on some rank (cudaGetDeviceCount returned 0)";
+    } else if (v[0] < -v[1]) {
+      e.why = "NCCL needs one GPU per rank: " + std::to_string(-v[1]) + " ranks share a host with " +
+              std::to_string(v[0]) + " GPU(s); run with fewer ranks";
+    } else {
+      e.ok = true;
+    }
+    return e;
+  }();
+  return env;
+}
+
+#define SKIP_WITHOUT_GPUS()                                  \
+  do {                                                       \
+    if (!gpu_env().ok) GTEST_SKIP() << gpu_env().why;        \
+  } while (0)
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+std::unique_ptr<Communicator> make_nccl(MPI_Comm base, void* device_ptr) {
+  EXPECT_EQ(memory_kind(device_ptr), MemoryKind::kDevice);
+  auto c = create_communicator(base, memory_kind(device_ptr), CreateOptions{std::chrono::seconds(60)});
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? std::move(*c) : nullptr;
+}
+
+// A device buffer that frees itself.
+struct DeviceBytes {
+  void* p = nullptr;
+  explicit DeviceBytes(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess); }
+  ~DeviceBytes() { cudaFree(p); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+};
+
+// Small integers: every partial sum over a few ranks is exact in every dtype (bf16 holds integers
+// up to 256 exactly), so the oracle for kSum is exact equality.
+double value(int rank, std::size_t i) { return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11); }
+
+std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
+  std::vector<std::byte> out(v.size() * dtype_size(t));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    switch (t) {
+      case DataType::kFloat32: { const float f = static_cast<float>(v[i]); std::memcpy(&out[i * 4], &f, 4); break; }
+      case DataType::kFloat64: std::memcpy(&out[i * 8], &v[i], 8); break;
+      case DataType::kBFloat16: { const std::uint16_t h = float_to_bf16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+      case DataType::kFloat16: { const std::uint16_t h = float_to_fp16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+    }
+  }
+  return out;
+}
+
+double decode(const std::vector<std::byte>& b, DataType t, std::size_t i) {
+  switch (t) {
+    case DataType::kFloat32: { float f; std::memcpy(&f, &b[i * 4], 4); return f; }
+    case DataType::kFloat64: { double d; std::memcpy(&d, &b[i * 8], 8); return d; }
+    case DataType::kBFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return bf16_to_float(h); }
+    case DataType::kFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return fp16_to_float(h); }
+  }
+  return NAN;
+}
+
+double epsilon(DataType t) {
+  switch (t) {
+    case DataType::kFloat32: return 0x1p-23;
+    case DataType::kFloat64: return 0x1p-52;
+    case DataType::kBFloat16: return 0x1p-7;
+    case DataType::kFloat16: return 0x1p-10;
+  }
+  return 1;
+}
+
+// Allreduces rank-dependent values of `count` elements over `comm` (whose ranks are `members`, in
+// order, by world rank) and checks them against the host oracle.
+void check_allreduce(Communicator& comm, const std::vector<int>& members, std::size_t count, DataType t, ReduceOp op) {
+  std::vector<double> mine(count);
+  const int me = members[static_cast<std::size_t>(comm.rank())];
+  for (std::size_t i = 0; i < count; ++i) mine[i] = value(me, i);
+  std::vector<std::byte> host = encode(mine, t);
+  DeviceBytes dev(host.size());
+  // EXPECT, not ASSERT: returning early would leave the peers waiting in a collective.
+  EXPECT_EQ(cudaMemcpy(dev.p, host.data(), host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  const absl::Status st = comm.allreduce(Tensor{dev.p, count, t}, op);
+  EXPECT_TRUE(st.ok()) << st;
+  EXPECT_EQ(cudaMemcpy(host.data(), dev.p, host.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    double want = 0;
+    for (int r : members) want += value(r, i);
+    if (op == ReduceOp::kAverage) want /= static_cast<double>(members.size());
+    // Sums are exact; an average is a pre-scaled sum in the element type (a few roundings).
+    const double tol = op == ReduceOp::kSum ? 0 : (static_cast<double>(members.size()) + 1) * epsilon(t) * std::max(1.0, want);
+    const double got = decode(host, t, i);
+    if (!(std::fabs(got - want) <= tol) && bad++ < 5) {
+      ADD_FAILURE() << dtype_name(t) << " count " << count << " element " << i << ": got " << got << " want " << want;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  // Every rank must hold the same bits (the model stays identical across ranks). Checked over
+  // MPI_COMM_WORLD, so only when the membership is the whole world.
+  if (members.size() == static_cast<std::size_t>(world_size())) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::byte b : host) h = (h ^ static_cast<std::uint64_t>(b)) * 1099511628211ull;
+    std::array<std::uint64_t, 2> mm{h, ~h};
+    MPI_Allreduce(MPI_IN_PLACE, mm.data(), 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    EXPECT_EQ(mm[0], ~mm[1]) << "ranks disagree";
+  }
+}
+
+std::vector<int> all_ranks() {
+  std::vector<int> v(static_cast<std::size_t>(world_size()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i);
+  return v;
+}
+
+// One communicator over MPI_COMM_WORLD shared by the parametrised cases (built at first use, which
+// is the same test on every rank; released by main before MPI_Finalize).
+std::unique_ptr<Communicator>& shared_comm() {
+  static std::unique_ptr<Communicator> c;
+  return c;
+}
+
+using Case = std::tuple<DataType, ReduceOp, std::size_t>;
+class NcclAllreduce : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NcclAllreduce, MatchesHostOracle) {
+  SKIP_WITHOUT_GPUS();
+  const auto [t, op, count] = GetParam();
+  if (shared_comm() == nullptr) {
+    DeviceBytes probe(4);
+    shared_comm() = make_nccl(MPI_COMM_WORLD, probe.p);
+    ASSERT_NE(shared_comm(), nullptr);
+    EXPECT_EQ(shared_comm()->backend_name(), "nccl");
+    EXPECT_EQ(shared_comm()->memory(), MemoryKind::kDevice);
+    EXPECT_EQ(shared_comm()->rank(), world_rank());
+    EXPECT_EQ(shared_comm()->size(), world_size());
+  }
+  check_allreduce(*shared_comm(), all_ranks(), count, t, op);
+  EXPECT_TRUE(shared_comm()->health().ok());
+}
+
+// 0, 1, primes, and 786433 (a prime: 3 MiB of float32, 6 MiB of float64).
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, NcclAllreduce,
+    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16),
+                       ::testing::Values(ReduceOp::kSum, ReduceOp::kAverage),
+                       ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7},
+                                         std::size_t{13}, std::size_t{1021}, std::size_t{65537}, std::size_t{786433})),
+    [](const ::testing::TestParamInfo<Case>& p) {
+      return std::string(dtype_name(std::get<0>(p.param))) +
+             (std::get<1>(p.param) == ReduceOp::kSum ? "_sum_" : "_avg_") + std::to_string(std::get<2>(p.param));
+    });
+
+TEST(Nccl, MemoryKindFollowsThePointer) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes dev(64);
+  std::vector<float> host(16);
+  EXPECT_EQ(memory_kind(dev.p), MemoryKind::kDevice);
+  EXPECT_EQ(memory_kind(host.data()), MemoryKind::kHost);
+  EXPECT_TRUE(backend_available(Backend::kNccl));
+}
+
+TEST(Nccl, BroadcastFromEveryRootIsBitExact) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes dev(4099);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  for (int root = 0; root < comm->size(); ++root) {
+    for (const std::size_t bytes : {std::size_t{1}, std::size_t{4099}}) {
+      std::vector<unsigned char> buf(bytes);
+      for (std::size_t i = 0; i < bytes; ++i) buf[i] = static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(comm->rank()) * 17) & 0xff);
+      ASSERT_EQ(cudaMemcpy(dev.p, buf.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_TRUE(comm->broadcast(dev.p, bytes, root).ok());
+      ASSERT_EQ(cudaMemcpy(buf.data(), dev.p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (std::size_t i = 0; i < bytes; ++i) {
+        ASSERT_EQ(buf[i], static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(root) * 17) & 0xff)) << "root " << root;
+      }
+    }
+  }
+  EXPECT_EQ(comm->broadcast(dev.p, 1, comm->size()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(comm->barrier().ok());
+}
+
+// A membership change: the last rank leaves (MPI_Comm_split), the survivors abort the old NCCL
+// communicator and build one for the new membership; then everyone rejoins (grow) and builds again.
+TEST(Nccl, RebuiltAfterMembershipChange) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes probe(4);
+  auto old_comm = make_nccl(MPI_COMM_WORLD, probe.p);
+  ASSERT_NE(old_comm, nullptr);
+  check_allreduce(*old_comm, all_ranks(), 1021, DataType::kFloat32, ReduceOp::kSum);
+
+  const int n = world_size();
+  const bool leaves = n > 1 && world_rank() == n - 1;
+  MPI_Comm survivors = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, leaves ? MPI_UNDEFINED : 0, world_rank(), &survivors), MPI_SUCCESS);
+  old_comm->abort("membership changed");
+  EXPECT_EQ(old_comm->health().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(old_comm->allreduce(Tensor{probe.p, 1, DataType::kFloat32}, ReduceOp::kSum).code(),
+            absl::StatusCode::kAborted);
+  old_comm.reset();
+  if (!leaves) {
+    auto shrunk = make_nccl(survivors, probe.p);
+    ASSERT_NE(shrunk, nullptr);
+    const std::vector<int> members = [&] {
+      std::vector<int> v = all_ranks();
+      if (n > 1) v.pop_back();
+      return v;
+    }();
+    EXPECT_EQ(shrunk->size(), static_cast<int>(members.size()));
+    check_allreduce(*shrunk, members, 65537, DataType::kFloat32, ReduceOp::kSum);
+    check_allreduce(*shrunk, members, 1021, DataType::kBFloat16, ReduceOp::kAverage);
+    MPI_Comm_free(&survivors);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto grown = make_nccl(MPI_COMM_WORLD, probe.p);
+  ASSERT_NE(grown, nullptr);
+  check_allreduce(*grown, all_ranks(), 65537, DataType::kFloat16, ReduceOp::kSum);
+}
+
+TEST(Nccl, AbortIsStickyAndLocal) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes dev(64);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  comm->abort("test");  // local: no peer takes part, none is waited for
+  EXPECT_EQ(comm->health().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(comm->allreduce(Tensor{dev.p, 4, DataType::kFloat32}, ReduceOp::kSum).code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(comm->broadcast(dev.p, 4, 0).code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(comm->barrier().code(), absl::StatusCode::kAborted);
+  comm.reset();  // an aborted communicator is released without blocking
+}
+
+// The last rank never enters the allreduce: the others must return DeadlineExceeded (or Aborted)
+// after their timeout with the communicator aborted, every later call Aborted at once; the late
+// rank, entering after they gave up, must return too.
+TEST(Nccl, MissingPeerTimesOutAndAborts) {
+  SKIP_WITHOUT_GPUS();
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks (one GPU each)";
+  DeviceBytes dev(1 << 20);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  const Tensor t{dev.p, (1 << 20) / 4, DataType::kFloat32};
+  const CallOptions shortly{milliseconds(1500)};
+  const bool late = world_rank() == world_size() - 1;
+  if (!late) {
+    const absl::Status st = comm->allreduce(t, ReduceOp::kSum, shortly);
+    EXPECT_TRUE(absl::IsDeadlineExceeded(st) || absl::IsAborted(st)) << st;
+    EXPECT_FALSE(comm->health().ok());
+    EXPECT_EQ(comm->allreduce(t, ReduceOp::kSum, shortly).code(), absl::StatusCode::kAborted);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (late) {
+    const absl::Status st = comm->allreduce(t, ReduceOp::kSum, shortly);
+    EXPECT_TRUE(absl::IsDeadlineExceeded(st) || absl::IsAborted(st)) << st;
+    EXPECT_FALSE(comm->health().ok());
+  }
+  comm.reset();
+  // The GPU and NCCL are usable again: a fresh communicator works.
+  auto fresh = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(fresh, nullptr);
+  check_allreduce(*fresh, all_ranks(), 13, DataType::kFloat32, ReduceOp::kAverage);
+}
+
+}  // namespace
+}  // namespace elastic::coll
+
+// Every rank runs every test; rank 0 prints. Exit: 1 if any rank failed, 77 if every test was
+// skipped everywhere (ctest SKIP_RETURN_CODE), else 0.
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int rc = RUN_ALL_TESTS();
+  elastic::coll::shared_comm().reset();
+  const auto* u = ::testing::UnitTest::GetInstance();
+  std::array<int, 2> v{rc != 0 ? 1 : 0, u->successful_test_count() > 0 ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  if (v[0] != 0) return 1;
+  return v[1] == 0 && u->skipped_test_count() > 0 ? 77 : 0;
+}
