@@ -440,9 +440,10 @@ void Daemon::plan() {
           job.group ? job.group->nodes() : std::vector<std::string>{};
       const std::vector<std::string> gone = minus(have, ja.nodes);
       const std::vector<std::string> fresh = minus(ja.nodes, have);
-      if (pass == 0 && !have.empty() && ja.count == 0) {
+      if (pass == 0 && !have.empty() && (ja.count == 0 || gone.size() == have.size())) {
+        // Nothing of the job stays where it is: stop it; it starts again on its new nodes (pass 1).
         (void)job.group->stop(/*wait_boundary=*/true);
-        requeue(job, "the plan gave it no nodes");
+        requeue(job, ja.count == 0 ? "the plan gave it no nodes" : "all of its nodes were taken back");
       } else if (pass == 0 && !have.empty() && !gone.empty()) {
         const auto t0 = Clock::now();
         absl::Status st = job.group->shrink(gone);

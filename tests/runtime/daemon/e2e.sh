@@ -92,18 +92,26 @@ case_churn() {  # 3 jobs on 8 nodes, the hostfile changes every 3 s
     fail "not all jobs finished: $(job_state a) $(job_state b) $(job_state c)"
   for j in a b c; do out $j | grep -q WRONG && fail "wrong allreduce in $j"; done
   echo "hostfile changes: $i, plans: $(count_events plan), rescales: $(($(count_events job_grown) + $(count_events job_shrunk)))"
-  # Plans are followed: every start/grow/shrink lands on the nodes of the plan just before it.
+  # Plans are followed: after each plan, each job's last start/grow/shrink holds the plan's nodes.
   python3 - "$S/events.jsonl" <<'PY' || fail "an action did not follow its plan"
 import json, sys
-plan = {}
 bad = 0
+def check(plan, last):
+    global bad
+    for job, nodes in last.items():
+        if sorted(nodes) != sorted(plan.get(job, [])):
+            print("mismatch", job, nodes, plan.get(job)); bad += 1
+plan, last = {}, {}
 for line in open(sys.argv[1]):
     e = json.loads(line)
     if e["event"] == "plan":
-        plan = {p["job"]: p["nodes"] for p in e["plan"]}
+        check(plan, last)
+        plan, last = {p["job"]: p["nodes"] for p in e["plan"]}, {}
     elif e["event"] in ("job_started", "job_grown", "job_shrunk") and e.get("ok", True):
-        if sorted(e["nodes"]) != sorted(plan.get(e["job"], [])):
-            print("mismatch", e, plan.get(e["job"])); bad += 1
+        last[e["job"]] = e["nodes"]
+    elif e["event"] in ("node_lost", "job_requeued"):
+        last.pop(e.get("job"), None)
+check(plan, last)
 sys.exit(1 if bad else 0)
 PY
 }

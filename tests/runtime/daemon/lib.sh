@@ -34,6 +34,7 @@ hosts_list() {  # hosts_list node01 node03 ...
   mv "$H.new" "$H"
 }
 start_daemon() {
+  rm -f "$S/status.json"
   "$MPIRUN" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$H" --state-dir "$S" \
     --fake-nodes --ranks-per-node 1 --grace-s "${GRACE:-20}" "$@" >> "$T/daemon.log" 2>&1 &
   DAEMON_PID=$!
