@@ -19,7 +19,8 @@ class CudaArray {
   CudaArray() = default;
   CudaArray(const CudaArray&) = delete;
   CudaArray& operator=(const CudaArray&) = delete;
-  CudaArray(CudaArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  CudaArray(CudaArray&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   CudaArray& operator=(CudaArray&& o) noexcept {
     if (this != &o) {
       release();
@@ -35,7 +36,8 @@ class CudaArray {
     release();
     if (n == 0) return cudaSuccess;
     void* p = nullptr;
-    const cudaError_t rc = kPinned ? cudaMallocHost(&p, n * sizeof(T)) : cudaMalloc(&p, n * sizeof(T));
+    const cudaError_t rc =
+        kPinned ? cudaMallocHost(&p, n * sizeof(T)) : cudaMalloc(&p, n * sizeof(T));
     if (rc == cudaSuccess) p_ = static_cast<T*>(p), n_ = n;
     return rc;
   }

@@ -15,11 +15,11 @@ absl::Status cublas_status(cublasStatus_t rc, const char* call_text, const char*
 
 }  // namespace elastic::examples
 
-#define EX_CUDA_CHECK(call)                                                                    \
-  do {                                                                                         \
-    if (const cudaError_t ex_cuda_rc_ = (call); ex_cuda_rc_ != cudaSuccess) {                  \
-      return ::elastic::examples::cuda_status(ex_cuda_rc_, #call, __FILE__, __LINE__);         \
-    }                                                                                          \
+#define EX_CUDA_CHECK(call)                                                            \
+  do {                                                                                 \
+    if (const cudaError_t ex_cuda_rc_ = (call); ex_cuda_rc_ != cudaSuccess) {          \
+      return ::elastic::examples::cuda_status(ex_cuda_rc_, #call, __FILE__, __LINE__); \
+    }                                                                                  \
   } while (0)
 
 #define EX_CUBLAS_CHECK(call)                                                                  \

@@ -36,8 +36,10 @@ class GpuMlp {
   // On the current device. `init` holds the initial parameters in examples::Mlp's layout (e.g.
   // Mlp(inputs, hidden, classes, seed).params()); momentum starts at 0. `max_batch` bounds the
   // samples of one compute_gradients / evaluate chunk.
-  static absl::StatusOr<std::unique_ptr<GpuMlp>> create(std::size_t inputs, std::size_t hidden, std::size_t classes,
-                                                         std::span<const float> init, std::size_t max_batch);
+  static absl::StatusOr<std::unique_ptr<GpuMlp>> create(std::size_t inputs, std::size_t hidden,
+                                                        std::size_t classes,
+                                                        std::span<const float> init,
+                                                        std::size_t max_batch);
 
   std::size_t param_count() const { return params_.size(); }
   // param_count() gradients + {loss, correct}, on the device.
@@ -54,7 +56,8 @@ class GpuMlp {
   // SGD with momentum on grads() * scale (scale = 1 / global batch).
   absl::Status sgd_step(float lr, float mu, float scale);
   // Number of samples in [begin, end) of `data` classified correctly. Synchronises.
-  absl::StatusOr<std::size_t> count_correct(const DeviceDataset& data, std::size_t begin, std::size_t end);
+  absl::StatusOr<std::size_t> count_correct(const DeviceDataset& data, std::size_t begin,
+                                            std::size_t end);
 
   // Host <-> device copies of parameters and momentum (param_count() floats each); synchronise.
   absl::Status download(float* params, float* momentum, float* stats /* 2 floats, may be null */);

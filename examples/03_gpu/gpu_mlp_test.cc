@@ -1,7 +1,10 @@
 // Cross-checks the GPU MLP against example 02's CPU MLP (the oracle) on the same parameters and
 // samples: gradients, loss, accuracy counts, one SGD step, and the empty batch. Needs a CUDA
 // device; without one every test is skipped and the program exits 77 (ctest: skipped).
+#include "gpu_mlp.h"
+
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "gpu_mlp.h"
 #include "idx_reader.h"
 #include "mlp.h"
 
@@ -23,7 +23,8 @@ constexpr std::size_t kIn = 784, kHidden = 64, kClasses = 10;
 std::string no_gpu_reason() {
   int n = 0;
   const cudaError_t rc = cudaGetDeviceCount(&n);
-  if (rc != cudaSuccess) return std::string("no CUDA device: cudaGetDeviceCount: ") + cudaGetErrorString(rc);
+  if (rc != cudaSuccess)
+    return std::string("no CUDA device: cudaGetDeviceCount: ") + cudaGetErrorString(rc);
   if (n == 0) return "no CUDA device: cudaGetDeviceCount returned 0";
   return "";
 }
@@ -57,7 +58,8 @@ class GpuMlpTest : public ::testing::Test {
 
   std::vector<float> gpu_grads() {
     std::vector<float> g(gpu_->grad_count());
-    EXPECT_EQ(cudaMemcpy(g.data(), gpu_->grads(), g.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(g.data(), gpu_->grads(), g.size() * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
     return g;
   }
   // The CPU oracle on the same samples: {summed loss, correct}; gradients in host_.grads().
@@ -86,7 +88,8 @@ void expect_close(std::span<const float> got, std::span<const float> want, float
   std::size_t bad = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (std::fabs(got[i] - want[i]) > rel * scale && bad++ < 5) {
-      ADD_FAILURE() << "element " << i << ": gpu " << got[i] << " vs cpu " << want[i] << " (scale " << scale << ")";
+      ADD_FAILURE() << "element " << i << ": gpu " << got[i] << " vs cpu " << want[i] << " (scale "
+                    << scale << ")";
     }
   }
   EXPECT_EQ(bad, 0u);
@@ -131,7 +134,8 @@ TEST_F(GpuMlpTest, SgdStepMatchesCpu) {
 
 TEST_F(GpuMlpTest, CountCorrectMatchesCpu) {
   std::size_t want = 0;
-  for (std::size_t i = 10; i < 290; ++i) want += host_.predict(&data_.images[i * kIn]) == data_.labels[i] ? 1 : 0;
+  for (std::size_t i = 10; i < 290; ++i)
+    want += host_.predict(&data_.images[i * kIn]) == data_.labels[i] ? 1 : 0;
   absl::StatusOr<std::size_t> got = gpu_->count_correct(dev_, 10, 290);  // several chunks of 64
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, want);

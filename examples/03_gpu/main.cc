@@ -11,13 +11,16 @@
 // or restore() put there).
 //
 //   mpirun -n 2 gpu_fashion_mnist --epochs 3 --target-accuracy 0.85     (two GPUs)
-// Exits 77 (ctest's "skipped") when a rank has no usable CUDA device.
+// Exits 77 (ctest's "skipped") when a rank has no usable CUDA device or a host has more ranks than
+// GPUs.
 #include <CLI/CLI.hpp>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/factory.h"
@@ -33,28 +36,34 @@ namespace rt = elastic::rt;
 
 namespace {
 
-// Rank among the ranks of `comm` on this host, counted the way the NCCL backend counts it (by
-// processor name, in rank order), so that both pick the same GPU: local rank % device count.
-int local_rank(MPI_Comm comm) {
+// {rank among the ranks of `comm` on this host, ranks on this host}, counted the way the NCCL
+// backend counts them (by processor name, in rank order), so that both pick the same GPU:
+// local rank % device count.
+std::pair<int, int> local_rank(MPI_Comm comm) {
   int rank = 0, size = 0, len = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
   MPI_Get_processor_name(mine.data(), &len);
   std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
-  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), static_cast<int>(mine.size()),
-                MPI_CHAR, comm);
-  int local = 0;
-  for (int r = 0; r < rank; ++r) {
-    if (std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(), mine.size()) == 0) ++local;
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                static_cast<int>(mine.size()), MPI_CHAR, comm);
+  int local = 0, on_host = 0;
+  for (int r = 0; r < size; ++r) {
+    if (std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(),
+                     mine.size()) == 0) {
+      on_host += 1;
+      if (r < rank) ++local;
+    }
   }
-  return local;
+  return {local, on_host};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
+  CLI::App app{
+      "Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
   std::string data_dir = ex::kFashionMnistDir;
   std::string checkpoint;
   std::uint64_t epochs = 3, commit_every = 10;
@@ -68,8 +77,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
   app.add_option("--lr", lr, "learning rate");
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
-  app.add_option("--commit-every", commit_every, "steps between in-memory commits")->check(CLI::PositiveNumber);
-  app.add_option("--checkpoint", checkpoint, "durable checkpoint path (resumed from when it exists)");
+  app.add_option("--commit-every", commit_every, "steps between in-memory commits")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--checkpoint", checkpoint,
+                 "durable checkpoint path (resumed from when it exists)");
   app.add_option("--target-accuracy", target, "exit 1 when the final test accuracy is below this");
   try {
     app.parse(argc, argv);
@@ -79,7 +90,8 @@ int main(int argc, char** argv) {
 
   auto session_or = rt::Session::init(&argc, &argv);
   if (!session_or.ok()) {
-    std::fprintf(stderr, "gpu_fashion_mnist: cannot join the job: %s\n", session_or.status().ToString().c_str());
+    std::fprintf(stderr, "gpu_fashion_mnist: cannot join the job: %s\n",
+                 session_or.status().ToString().c_str());
     return 3;
   }
   rt::Session& session = **session_or;
@@ -88,20 +100,34 @@ int main(int argc, char** argv) {
     session.exit(code);
   };
 
-  // Every rank needs a GPU; decide together so that no rank waits in a collective for a peer that left.
+  // Every rank needs a GPU; decide together so that no rank waits in a collective for a peer that
+  // left.
   int devices = 0;
   const cudaError_t probe = cudaGetDeviceCount(&devices);
   int usable = (probe == cudaSuccess && devices > 0) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, session.comm());
   if (usable == 0) {
     if (probe != cudaSuccess || devices == 0) {
-      std::printf("SKIPPED: no usable CUDA device on rank %d (cudaGetDeviceCount: %s, %d devices)\n", session.rank(),
-                  cudaGetErrorString(probe), devices);
+      std::printf(
+          "SKIPPED: no usable CUDA device on rank %d (cudaGetDeviceCount: %s, %d devices)\n",
+          session.rank(), cudaGetErrorString(probe), devices);
     }
     std::fflush(stdout);
     session.exit(77);
   }
-  const int device = local_rank(session.comm()) % devices;
+  // NCCL does not support two ranks of one communicator on the same GPU (it may hang).
+  const auto [local, on_host] = local_rank(session.comm());
+  int short_of_gpus = on_host > devices ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &short_of_gpus, 1, MPI_INT, MPI_MAX, session.comm());
+  if (short_of_gpus != 0) {
+    if (on_host > devices) {
+      std::printf("SKIPPED: NCCL needs one GPU per rank: %d ranks on this host, %d GPU(s)\n",
+                  on_host, devices);
+    }
+    std::fflush(stdout);
+    session.exit(77);
+  }
+  const int device = local % devices;
   if (cudaError_t rc = cudaSetDevice(device); rc != cudaSuccess) fail(4, cudaGetErrorString(rc));
 
   auto train = ex::load_idx(data_dir, "train");
@@ -129,7 +155,8 @@ int main(int argc, char** argv) {
 
   rt::Sampler sampler(train->count, batch, seed, 0, 1);
   rt::State state;
-  for (absl::Status st : {state.add_buffer("params", params_host.span()), state.add_buffer("momentum", momentum_host.span())}) {
+  for (absl::Status st : {state.add_buffer("params", params_host.span()),
+                          state.add_buffer("momentum", momentum_host.span())}) {
     if (!st.ok()) fail(2, st.ToString());
   }
 
@@ -155,14 +182,17 @@ int main(int argc, char** argv) {
     if (absl::Status st = model.compute_gradients(*train_dev, c.ids); !st.ok()) return st;
     // NCCL runs on the communicator's own stream: the gradients must be complete first.
     if (absl::Status st = model.sync(); !st.ok()) return st;
-    if (absl::Status st = nccl->allreduce(coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
-                                          coll::ReduceOp::kSum);
+    if (absl::Status st = nccl->allreduce(
+            coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
+            coll::ReduceOp::kSum);
         !st.ok()) {
       return st;
     }
     const auto global = static_cast<float>(c.global_batch);
     if (absl::Status st = model.sgd_step(lr, momentum, 1.0f / global); !st.ok()) return st;
-    if (absl::Status st = model.download(params_host.data(), momentum_host.data(), stats.data()); !st.ok()) return st;
+    if (absl::Status st = model.download(params_host.data(), momentum_host.data(), stats.data());
+        !st.ok())
+      return st;
     epoch_loss += stats[0];
     epoch_correct += stats[1];
     epoch_seen += global;
@@ -173,13 +203,15 @@ int main(int argc, char** argv) {
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {
     // The old membership's NCCL communicator may include dead or departed ranks: abort it (local,
-    // never waits for peers) rather than destroy it; the next step builds one for the new membership.
+    // never waits for peers) rather than destroy it; the next step builds one for the new
+    // membership.
     if (nccl != nullptr) nccl->abort("membership changed");
     nccl.reset();
     if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
-      std::printf("membership %s: %d -> %d ranks at step %lld\n",
-                  info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
-                  info.previous_size, info.size, static_cast<long long>(info.step));
+      std::printf(
+          "membership %s: %d -> %d ranks at step %lld\n",
+          info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
+          info.previous_size, info.size, static_cast<long long>(info.step));
       std::fflush(stdout);
     }
     epoch_loss = epoch_correct = epoch_seen = 0;
@@ -188,10 +220,14 @@ int main(int argc, char** argv) {
   };
   auto test_accuracy = [&](coll::Communicator& comm) -> absl::StatusOr<double> {
     const auto r = static_cast<std::size_t>(comm.rank()), n = static_cast<std::size_t>(comm.size());
-    absl::StatusOr<std::size_t> correct = model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
+    absl::StatusOr<std::size_t> correct =
+        model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
     if (!correct.ok()) return correct.status();
-    double counts[2] = {static_cast<double>(*correct), static_cast<double>(test->count * (r + 1) / n - test->count * r / n)};
-    if (absl::Status st = comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum); !st.ok()) {
+    double counts[2] = {static_cast<double>(*correct),
+                        static_cast<double>(test->count * (r + 1) / n - test->count * r / n)};
+    if (absl::Status st =
+            comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
+        !st.ok()) {
       return st;
     }
     return counts[0] / counts[1];
@@ -201,10 +237,13 @@ int main(int argc, char** argv) {
     if (!acc.ok()) return acc.status();
     final_acc = *acc;
     if (comm.rank() == 0) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d GPUs\n",
-                  static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen, epoch_correct / epoch_seen, *acc,
-                  static_cast<double>(samples) / secs, comm.size());
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf(
+          "epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d "
+          "GPUs\n",
+          static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen,
+          epoch_correct / epoch_seen, *acc, static_cast<double>(samples) / secs, comm.size());
       std::fflush(stdout);
     }
     epoch_loss = epoch_correct = epoch_seen = 0;
@@ -225,8 +264,9 @@ int main(int argc, char** argv) {
     final_acc = *acc;
   }
   if (result->comm->rank() == 0) {
-    std::printf("final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n", final_acc,
-                static_cast<long long>(result->steps), result->recoveries, result->changes);
+    std::printf(
+        "final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n",
+        final_acc, static_cast<long long>(result->steps), result->recoveries, result->changes);
   }
   nccl.reset();
   result->comm.reset();

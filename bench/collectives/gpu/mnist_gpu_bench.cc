@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (usable == 0) {
-    if (rank == 0) std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
+    if (rank == 0)
+      std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
     MPI_Finalize();
     return 77;
   }
@@ -67,8 +68,8 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     std::printf("# %d rank(s), %d steps per block, median of 5 blocks\n", size, steps / 5);
-    std::printf("%8s %8s %16s %16s %16s %8s\n", "hidden", "batch", "compute_smp/s", "dp_step_smp/s", "dp_total_smp/s",
-                "ratio");
+    std::printf("%8s %8s %16s %16s %16s %8s\n", "hidden", "batch", "compute_smp/s", "dp_step_smp/s",
+                "dp_total_smp/s", "ratio");
   }
   for (const std::size_t hidden : {std::size_t{128}, std::size_t{1024}}) {
     for (const std::size_t batch : {std::size_t{64}, std::size_t{512}}) {
@@ -85,16 +86,19 @@ int main(int argc, char** argv) {
       auto compute_step = [&] {
         next_ids();
         check(model.compute_gradients(*dev, ids));
-        check(model.sgd_step(0.01f, 0.9f, 1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
+        check(model.sgd_step(0.01f, 0.9f,
+                             1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
         check(model.sync());
       };
       auto dp_step = [&] {
         next_ids();
         check(model.compute_gradients(*dev, ids));
         check(model.sync());
-        check((*nccl)->allreduce(coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
-                                 coll::ReduceOp::kSum));
-        check(model.sgd_step(0.01f, 0.9f, 1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
+        check((*nccl)->allreduce(
+            coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
+            coll::ReduceOp::kSum));
+        check(model.sgd_step(0.01f, 0.9f,
+                             1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
         check(model.download(params.data(), momentum.data(), nullptr));
       };
       auto rate = [&](auto&& step) {
@@ -114,7 +118,8 @@ int main(int argc, char** argv) {
       const double compute = rate(compute_step);
       const double dp = rate(dp_step);
       if (rank == 0) {
-        std::printf("%8zu %8zu %16.0f %16.0f %16.0f %8.3f\n", hidden, batch, compute, dp, dp * size, dp / compute);
+        std::printf("%8zu %8zu %16.0f %16.0f %16.0f %8.3f\n", hidden, batch, compute, dp, dp * size,
+                    dp / compute);
         std::fflush(stdout);
       }
     }

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (usable == 0) {
-    if (rank == 0) std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
+    if (rank == 0)
+      std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
     MPI_Finalize();
     return 77;
   }
@@ -91,18 +92,20 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     std::printf("# %d rank(s), float32 sum, median of %d samples\n", size, samples);
-    std::printf("%10s %12s %12s %12s %12s %10s\n", "bytes", "raw_us", "elastic_us", "raw_GB/s", "elastic_GB/s",
-                "overhead%");
+    std::printf("%10s %12s %12s %12s %12s %10s\n", "bytes", "raw_us", "elastic_us", "raw_GB/s",
+                "elastic_GB/s", "overhead%");
   }
   for (std::size_t bytes = std::size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
     const std::size_t count = bytes / sizeof(float);
     auto run_raw = [&] {
-      check_nccl(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, raw, stream), "ncclAllReduce");
+      check_nccl(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, raw, stream),
+                 "ncclAllReduce");
       check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     };
     auto run_elastic = [&] {
       const absl::Status st =
-          (*elastic_comm)->allreduce(coll::Tensor{buf, count, coll::DataType::kFloat32}, coll::ReduceOp::kSum);
+          (*elastic_comm)
+              ->allreduce(coll::Tensor{buf, count, coll::DataType::kFloat32}, coll::ReduceOp::kSum);
       if (!st.ok()) die("elastic allreduce", st.ToString().c_str());
     };
     for (int w = 0; w < 3; ++w) run_raw(), run_elastic();  // warm both paths up
@@ -114,8 +117,8 @@ int main(int argc, char** argv) {
     const double raw_s = std::min(raw1, raw2), ela_s = std::min(ela1, ela2);
     if (rank == 0) {
       std::printf("%10zu %12.1f %12.1f %12.2f %12.2f %10.2f\n", bytes, raw_s * 1e6, ela_s * 1e6,
-                  static_cast<double>(bytes) / raw_s / 1e9, static_cast<double>(bytes) / ela_s / 1e9,
-                  (ela_s / raw_s - 1.0) * 100.0);
+                  static_cast<double>(bytes) / raw_s / 1e9,
+                  static_cast<double>(bytes) / ela_s / 1e9, (ela_s / raw_s - 1.0) * 100.0);
       std::fflush(stdout);
     }
   }

@@ -8,6 +8,7 @@
 // reason, when a rank has no CUDA device or a host has fewer GPUs than ranks; when every test was
 // skipped the program exits 77, which ctest reports as SKIPPED.
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <array>
@@ -16,8 +17,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/half.h"
@@ -46,21 +45,23 @@ const GpuEnv& gpu_env() {
     std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
     MPI_Get_processor_name(mine.data(), &len);
     std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
-    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), static_cast<int>(mine.size()),
-                  MPI_CHAR, MPI_COMM_WORLD);
+    MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                  static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
     int on_host = 0;
     for (int r = 0; r < size; ++r) {
-      on_host += std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(), mine.size()) == 0;
+      on_host += std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(),
+                              mine.size()) == 0;
     }
     // [0]: min devices, [1]: -(max ranks on one host) -> one MPI_MIN for both.
     std::array<int, 2> v{devices, -on_host};
     MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (v[0] == 0) {
-      e.why = rc != cudaSuccess ? std::string("no CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(rc) + ")"
+      e.why = rc != cudaSuccess ? std::string("no CUDA device (cudaGetDeviceCount: ") +
+                                      cudaGetErrorString(rc) + ")"
                                 : "no CUDA device on some rank (cudaGetDeviceCount returned 0)";
     } else if (v[0] < -v[1]) {
-      e.why = "NCCL needs one GPU per rank: " + std::to_string(-v[1]) + " ranks share a host with " +
-              std::to_string(v[0]) + " GPU(s); run with fewer ranks";
+      e.why = "NCCL needs one GPU per rank: " + std::to_string(-v[1]) +
+              " ranks share a host with " + std::to_string(v[0]) + " GPU(s); run with fewer ranks";
     } else {
       e.ok = true;
     }
@@ -69,9 +70,9 @@ const GpuEnv& gpu_env() {
   return env;
 }
 
-#define SKIP_WITHOUT_GPUS()                                  \
-  do {                                                       \
-    if (!gpu_env().ok) GTEST_SKIP() << gpu_env().why;        \
+#define SKIP_WITHOUT_GPUS()                           \
+  do {                                                \
+    if (!gpu_env().ok) GTEST_SKIP() << gpu_env().why; \
   } while (0)
 
 int world_rank() {
@@ -87,7 +88,8 @@ int world_size() {
 
 std::unique_ptr<Communicator> make_nccl(MPI_Comm base, void* device_ptr) {
   EXPECT_EQ(memory_kind(device_ptr), MemoryKind::kDevice);
-  auto c = create_communicator(base, memory_kind(device_ptr), CreateOptions{std::chrono::seconds(60)});
+  auto c =
+      create_communicator(base, memory_kind(device_ptr), CreateOptions{std::chrono::seconds(60)});
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? std::move(*c) : nullptr;
 }
@@ -95,7 +97,9 @@ std::unique_ptr<Communicator> make_nccl(MPI_Comm base, void* device_ptr) {
 // A device buffer that frees itself.
 struct DeviceBytes {
   void* p = nullptr;
-  explicit DeviceBytes(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess); }
+  explicit DeviceBytes(std::size_t bytes) {
+    EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess);
+  }
   ~DeviceBytes() { cudaFree(p); }
   DeviceBytes(const DeviceBytes&) = delete;
   DeviceBytes& operator=(const DeviceBytes&) = delete;
@@ -103,16 +107,32 @@ struct DeviceBytes {
 
 // Small integers: every partial sum over a few ranks is exact in every dtype (bf16 holds integers
 // up to 256 exactly), so the oracle for kSum is exact equality.
-double value(int rank, std::size_t i) { return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11); }
+double value(int rank, std::size_t i) {
+  return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11);
+}
 
 std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
   std::vector<std::byte> out(v.size() * dtype_size(t));
   for (std::size_t i = 0; i < v.size(); ++i) {
     switch (t) {
-      case DataType::kFloat32: { const float f = static_cast<float>(v[i]); std::memcpy(&out[i * 4], &f, 4); break; }
-      case DataType::kFloat64: std::memcpy(&out[i * 8], &v[i], 8); break;
-      case DataType::kBFloat16: { const std::uint16_t h = float_to_bf16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
-      case DataType::kFloat16: { const std::uint16_t h = float_to_fp16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+      case DataType::kFloat32: {
+        const float f = static_cast<float>(v[i]);
+        std::memcpy(&out[i * 4], &f, 4);
+        break;
+      }
+      case DataType::kFloat64:
+        std::memcpy(&out[i * 8], &v[i], 8);
+        break;
+      case DataType::kBFloat16: {
+        const std::uint16_t h = float_to_bf16(static_cast<float>(v[i]));
+        std::memcpy(&out[i * 2], &h, 2);
+        break;
+      }
+      case DataType::kFloat16: {
+        const std::uint16_t h = float_to_fp16(static_cast<float>(v[i]));
+        std::memcpy(&out[i * 2], &h, 2);
+        break;
+      }
     }
   }
   return out;
@@ -120,27 +140,48 @@ std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
 
 double decode(const std::vector<std::byte>& b, DataType t, std::size_t i) {
   switch (t) {
-    case DataType::kFloat32: { float f; std::memcpy(&f, &b[i * 4], 4); return f; }
-    case DataType::kFloat64: { double d; std::memcpy(&d, &b[i * 8], 8); return d; }
-    case DataType::kBFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return bf16_to_float(h); }
-    case DataType::kFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return fp16_to_float(h); }
+    case DataType::kFloat32: {
+      float f;
+      std::memcpy(&f, &b[i * 4], 4);
+      return f;
+    }
+    case DataType::kFloat64: {
+      double d;
+      std::memcpy(&d, &b[i * 8], 8);
+      return d;
+    }
+    case DataType::kBFloat16: {
+      std::uint16_t h;
+      std::memcpy(&h, &b[i * 2], 2);
+      return bf16_to_float(h);
+    }
+    case DataType::kFloat16: {
+      std::uint16_t h;
+      std::memcpy(&h, &b[i * 2], 2);
+      return fp16_to_float(h);
+    }
   }
   return NAN;
 }
 
 double epsilon(DataType t) {
   switch (t) {
-    case DataType::kFloat32: return 0x1p-23;
-    case DataType::kFloat64: return 0x1p-52;
-    case DataType::kBFloat16: return 0x1p-7;
-    case DataType::kFloat16: return 0x1p-10;
+    case DataType::kFloat32:
+      return 0x1p-23;
+    case DataType::kFloat64:
+      return 0x1p-52;
+    case DataType::kBFloat16:
+      return 0x1p-7;
+    case DataType::kFloat16:
+      return 0x1p-10;
   }
   return 1;
 }
 
 // Allreduces rank-dependent values of `count` elements over `comm` (whose ranks are `members`, in
 // order, by world rank) and checks them against the host oracle.
-void check_allreduce(Communicator& comm, const std::vector<int>& members, std::size_t count, DataType t, ReduceOp op) {
+void check_allreduce(Communicator& comm, const std::vector<int>& members, std::size_t count,
+                     DataType t, ReduceOp op) {
   std::vector<double> mine(count);
   const int me = members[static_cast<std::size_t>(comm.rank())];
   for (std::size_t i = 0; i < count; ++i) mine[i] = value(me, i);
@@ -157,10 +198,13 @@ void check_allreduce(Communicator& comm, const std::vector<int>& members, std::s
     for (int r : members) want += value(r, i);
     if (op == ReduceOp::kAverage) want /= static_cast<double>(members.size());
     // Sums are exact; an average is a pre-scaled sum in the element type (a few roundings).
-    const double tol = op == ReduceOp::kSum ? 0 : (static_cast<double>(members.size()) + 1) * epsilon(t) * std::max(1.0, want);
+    const double tol = op == ReduceOp::kSum ? 0
+                                            : (static_cast<double>(members.size()) + 1) *
+                                                  epsilon(t) * std::max(1.0, want);
     const double got = decode(host, t, i);
     if (!(std::fabs(got - want) <= tol) && bad++ < 5) {
-      ADD_FAILURE() << dtype_name(t) << " count " << count << " element " << i << ": got " << got << " want " << want;
+      ADD_FAILURE() << dtype_name(t) << " count " << count << " element " << i << ": got " << got
+                    << " want " << want;
     }
   }
   EXPECT_EQ(bad, 0u);
@@ -210,13 +254,17 @@ TEST_P(NcclAllreduce, MatchesHostOracle) {
 // 0, 1, primes, and 786433 (a prime: 3 MiB of float32, 6 MiB of float64).
 INSTANTIATE_TEST_SUITE_P(
     Sizes, NcclAllreduce,
-    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16),
+    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64,
+                                         DataType::kBFloat16, DataType::kFloat16),
                        ::testing::Values(ReduceOp::kSum, ReduceOp::kAverage),
-                       ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7},
-                                         std::size_t{13}, std::size_t{1021}, std::size_t{65537}, std::size_t{786433})),
+                       ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{2},
+                                         std::size_t{3}, std::size_t{7}, std::size_t{13},
+                                         std::size_t{1021}, std::size_t{65537},
+                                         std::size_t{786433})),
     [](const ::testing::TestParamInfo<Case>& p) {
       return std::string(dtype_name(std::get<0>(p.param))) +
-             (std::get<1>(p.param) == ReduceOp::kSum ? "_sum_" : "_avg_") + std::to_string(std::get<2>(p.param));
+             (std::get<1>(p.param) == ReduceOp::kSum ? "_sum_" : "_avg_") +
+             std::to_string(std::get<2>(p.param));
     });
 
 TEST(Nccl, MemoryKindFollowsThePointer) {
@@ -236,12 +284,16 @@ TEST(Nccl, BroadcastFromEveryRootIsBitExact) {
   for (int root = 0; root < comm->size(); ++root) {
     for (const std::size_t bytes : {std::size_t{1}, std::size_t{4099}}) {
       std::vector<unsigned char> buf(bytes);
-      for (std::size_t i = 0; i < bytes; ++i) buf[i] = static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(comm->rank()) * 17) & 0xff);
+      for (std::size_t i = 0; i < bytes; ++i)
+        buf[i] = static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(comm->rank()) * 17) &
+                                            0xff);
       ASSERT_EQ(cudaMemcpy(dev.p, buf.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_TRUE(comm->broadcast(dev.p, bytes, root).ok());
       ASSERT_EQ(cudaMemcpy(buf.data(), dev.p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
       for (std::size_t i = 0; i < bytes; ++i) {
-        ASSERT_EQ(buf[i], static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(root) * 17) & 0xff)) << "root " << root;
+        ASSERT_EQ(buf[i],
+                  static_cast<unsigned char>((i * 31 + static_cast<std::size_t>(root) * 17) & 0xff))
+            << "root " << root;
       }
     }
   }
@@ -261,7 +313,8 @@ TEST(Nccl, RebuiltAfterMembershipChange) {
   const int n = world_size();
   const bool leaves = n > 1 && world_rank() == n - 1;
   MPI_Comm survivors = MPI_COMM_NULL;
-  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, leaves ? MPI_UNDEFINED : 0, world_rank(), &survivors), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, leaves ? MPI_UNDEFINED : 0, world_rank(), &survivors),
+            MPI_SUCCESS);
   old_comm->abort("membership changed");
   EXPECT_EQ(old_comm->health().code(), absl::StatusCode::kAborted);
   EXPECT_EQ(old_comm->allreduce(Tensor{probe.p, 1, DataType::kFloat32}, ReduceOp::kSum).code(),
@@ -293,7 +346,8 @@ TEST(Nccl, AbortIsStickyAndLocal) {
   ASSERT_NE(comm, nullptr);
   comm->abort("test");  // local: no peer takes part, none is waited for
   EXPECT_EQ(comm->health().code(), absl::StatusCode::kAborted);
-  EXPECT_EQ(comm->allreduce(Tensor{dev.p, 4, DataType::kFloat32}, ReduceOp::kSum).code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(comm->allreduce(Tensor{dev.p, 4, DataType::kFloat32}, ReduceOp::kSum).code(),
+            absl::StatusCode::kAborted);
   EXPECT_EQ(comm->broadcast(dev.p, 4, 0).code(), absl::StatusCode::kAborted);
   EXPECT_EQ(comm->barrier().code(), absl::StatusCode::kAborted);
   comm.reset();  // an aborted communicator is released without blocking
