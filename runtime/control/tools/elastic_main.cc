@@ -7,18 +7,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "../src/text.h"
 #include "CLI/CLI.hpp"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/feed.h"
+#include "elastic/control/feed_trace.h"
 #include "elastic/control/hostfile.h"
 #include "elastic/control/job_spec.h"
 #include "elastic/control/journal.h"
 #include "elastic/control/state_dir.h"
 #include "elastic/control/status.h"
 #include "elastic/control/up_command.h"
+#include "elastic/replay/interval_csv.h"
 #include "fmt/format.h"
 
 namespace fs = std::filesystem;
@@ -228,6 +231,59 @@ int cmd_feed(const std::string& kind, const std::string& input, const fs::path& 
   }
 }
 
+struct TraceArgs {
+  std::string trace;
+  int nodes = 8;
+  std::optional<double> start, duration;
+  double speed = 600;
+};
+
+// `feed trace`: replays a node-state trace into the hostfile (feed_trace.h), printing the node
+// mapping first and then every change as it is written.
+int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
+  if (a.trace.empty()) return fail(absl::InvalidArgumentError("feed trace needs --trace FILE"));
+  absl::StatusOr<elastic::replay::HoleTrace> trace =
+      elastic::replay::load_interval_csv(a.trace, elastic::replay::ReadOptions{});
+  if (!trace.ok()) return fail(trace.status());
+  TraceFeedOptions o;
+  o.nodes = a.nodes;
+  o.start = a.start;
+  o.duration = a.duration;
+  o.slots = slots > 0 ? slots : 1;
+  absl::StatusOr<TraceFeedPlan> plan = plan_trace_feed(*trace, o);
+  if (!plan.ok()) return fail(plan.status());
+  if (!(a.speed > 0)) return fail(absl::InvalidArgumentError("--speed: must be positive"));
+  const double span = plan->window_end - plan->window_start;
+  int total = 0;
+  for (int c : plan->changes) total += c;
+  std::cout << fmt::format(
+      "feed trace: {} window [{:.0f}, {:.0f}) = {:.0f} trace s at {}x = {:.1f} wall s; {} nodes, "
+      "{} changes\n",
+      a.trace, plan->window_start, plan->window_end, span, a.speed, span / a.speed,
+      plan->names.size(), total);
+  for (std::size_t i = 0; i < plan->names.size(); ++i) {
+    std::cout << fmt::format("  {} = {} ({} changes)\n", plan->names[i], plan->trace_names[i],
+                             plan->changes[i]);
+  }
+  std::cout.flush();
+  const auto join = [](const std::vector<std::string>& v, std::string_view sign) {
+    std::string s;
+    for (const std::string& x : v) s += cat(" ", sign, x);
+    return s;
+  };
+  absl::Status s = run_trace_feed(*plan, out, a.speed, [&](const TraceStep& step, double wall) {
+    std::string idle;
+    for (const HostEntry& h : step.hosts) idle += cat(idle.empty() ? "" : ",", h.name);
+    std::cout << fmt::format("[{:7.1f}s] trace +{:6.0f}s:{}{} -> {} idle{}{}\n", wall,
+                             step.offset_s, join(step.left, "-"), join(step.joined, "+"),
+                             step.hosts.size(), idle.empty() ? "" : ": ", idle);
+    std::cout.flush();
+  });
+  if (!s.ok()) return fail(s);
+  std::cout << "feed trace: window replayed\n";
+  return kOk;
+}
+
 struct UpArgs {
   fs::path hostfile, mpirun, elasticd, agent;
   int fake_nodes = 0;
@@ -348,14 +404,16 @@ int main(int argc, char** argv) {
   nodes->add_flag("--json", nodes_json, "Print JSON");
 
   auto* feed = app.add_subcommand(
-      "feed", "Write a hostfile of idle nodes from sinfo (-h -N -o \"%N %T %c\") or pbsnodes -a");
+      "feed",
+      "Write a hostfile of idle nodes from sinfo (-h -N -o \"%N %T %c\"), pbsnodes -a, or a "
+      "replayed node-state trace");
   std::string feed_kind, feed_input;
   fs::path feed_out;
   int feed_slots = 0;
   double feed_every = 0;
-  feed->add_option("SCHEDULER", feed_kind, "slurm or pbs")
+  feed->add_option("SCHEDULER", feed_kind, "slurm, pbs or trace (replay a node-state trace)")
       ->required()
-      ->check(CLI::IsMember({"slurm", "pbs"}));
+      ->check(CLI::IsMember({"slurm", "pbs", "trace"}));
   feed->add_option("--input", feed_input,
                    "Recorded scheduler output ('-' = stdin; default: run sinfo/pbsnodes)");
   feed->add_option("--hostfile", feed_out, "The hostfile to write (atomically)")->required();
@@ -363,6 +421,22 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   feed->add_option("--every", feed_every, "Repeat every SECONDS (default: once)")
       ->check(CLI::NonNegativeNumber);
+
+  TraceArgs trace_args;
+  feed->add_option(
+      "--trace", trace_args.trace,
+      "trace: per-node idle intervals (node,idle_start_unix,idle_end_unix,...; .gz ok)");
+  feed->add_option("--nodes", trace_args.nodes,
+                   "trace: replay the K nodes that change most often in the window (node01..)")
+      ->check(CLI::Range(1, 999));
+  feed->add_option("--start", trace_args.start,
+                   "trace: window start, seconds from the trace's start or a Unix time (>= 1e9)")
+      ->check(CLI::NonNegativeNumber);
+  feed->add_option("--duration", trace_args.duration,
+                   "trace: window length in trace seconds (default: to the trace's end)")
+      ->check(CLI::PositiveNumber);
+  feed->add_option("--speed", trace_args.speed, "trace: trace seconds per wall second (600)")
+      ->check(CLI::PositiveNumber);
 
   auto* up = app.add_subcommand("up", "Start elasticd under mpirun (or print the line)");
   UpArgs up_args;
@@ -397,6 +471,7 @@ int main(int argc, char** argv) {
     if (*status) return cmd_status(state_dir, status_json, false);
     if (*cancel) return cmd_cancel(state_dir, cancel_id);
     if (*nodes) return cmd_status(state_dir, nodes_json, true);
+    if (*feed && feed_kind == "trace") return cmd_feed_trace(trace_args, feed_out, feed_slots);
     if (*feed) return cmd_feed(feed_kind, feed_input, feed_out, feed_slots, feed_every);
     if (*up) return cmd_up(state_dir, std::move(up_args));
   } catch (const std::exception& e) {
