@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The demo (README's main command): the elastic runtime on 8 fake nodes of this machine, granted
+# and reclaimed as a real supercomputer's idle nodes were (a time-compressed window of the shared
+# Summit node-state trace), running three Fashion-MNIST training jobs that grow and shrink with
+# the pool. Shows `elastic status` every few seconds and ends with a summary: samples, rescales,
+# samples/s, utilisation, efficiency and test accuracy per job. Exit status non-zero if a job
+# failed (or the demo timed out). The state dir is kept for inspection (printed at the end).
+#
+# Steps: scripts/install-deps.sh; configure + build the targets it runs; elasticd under mpirun in
+# fake-node mode; `elastic feed trace` into the daemon's hostfile; `elastic submit` x3 (scripts/demo/*.toml);
+# watch; summarise (scripts/demo/summary.py).
+# If elasticd cannot run, it says so and runs the allocator's trace replay instead (announced).
+#
+# Knobs (environment): ELASTIC_BUILD_DIR (default build/default, the "default" preset),
+# DEMO_STATE (state dir; default out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace
+# offset in s; 51743 = 14 h 22 min in, where the 8 busiest nodes churn between 2 and 8 idle),
+# DEMO_TRACE_WINDOW (3700 trace s), DEMO_SPEED (25 trace s per wall s, so the window lasts about
+# 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
+# DEMO_REFRESH (5 s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+say() { printf '[demo] %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+NODES=${DEMO_NODES:-8}
+TRACE=$ROOT/../shared/data/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz
+TRACE_START=${DEMO_TRACE_START:-51743}
+TRACE_WINDOW=${DEMO_TRACE_WINDOW:-3700}
+SPEED=${DEMO_SPEED:-25}
+TIMEOUT=${DEMO_TIMEOUT:-480}
+REFRESH=${DEMO_REFRESH:-5}
+JOBS=(fmnist-small fmnist-base fmnist-wide)
+T_START=$SECONDS
+
+# ---- 1. dependencies and build -----------------------------------------------------------------
+say "installing dependencies (scripts/install-deps.sh; cached after the first run)"
+eval "$(scripts/install-deps.sh | tail -n 1)"
+export MPI_HOME
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+command -v python3 > /dev/null || die "python3 is needed for the summary (apt-get install python3)"
+
+BUILD=${ELASTIC_BUILD_DIR:-$ROOT/build/default}
+mkdir -p "$ROOT/out/demo"
+BUILD_LOG=$ROOT/out/demo/build.log
+say "configuring (log: $BUILD_LOG)"
+if [ -z "${ELASTIC_BUILD_DIR:-}" ]; then
+  cmake --preset default -DMPI_HOME="$MPI_HOME" > "$BUILD_LOG" 2>&1 ||
+    { tail -30 "$BUILD_LOG" >&2; die "configure failed"; }
+else
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_HOME="$MPI_HOME" \
+    > "$BUILD_LOG" 2>&1 || { tail -30 "$BUILD_LOG" >&2; die "configure failed"; }
+fi
+# Only what the demo runs (the whole project with its tests is scripts/test.sh's business).
+build() {
+  cmake --build "$BUILD" --target "$@" -j "$(nproc)" >> "$BUILD_LOG" 2>&1 &
+  local pid=$! last=
+  while kill -0 $pid 2> /dev/null; do
+    sleep 10
+    last=$(grep -oE '^\[[0-9]+/[0-9]+\]' "$BUILD_LOG" | tail -n 1 || true)
+    kill -0 $pid 2> /dev/null && say "building $* ${last:-...}"
+  done
+  wait $pid
+}
+say "building elastic, elasticd, fashion_mnist, elastic-alloc, elastic-replay"
+build elastic fashion_mnist elastic-alloc elastic-replay ||
+  { grep -B2 -A12 -m1 'FAILED:' "$BUILD_LOG" >&2 || tail -30 "$BUILD_LOG" >&2; die "build failed"; }
+ELASTIC=$BUILD/runtime/control/elastic
+TRAINER=$BUILD/examples/02_fashion_mnist/fashion_mnist
+ELASTICD=$BUILD/runtime/daemon/elasticd
+RUNTIME_WHY=
+if ! build elasticd; then
+  RUNTIME_WHY="elasticd did not build (see $BUILD_LOG)"
+fi
+say "build done ($((SECONDS - T_START)) s so far)"
+
+# ---- fallback: the allocator on real traces, announced as such ----------------------------------
+fallback() {
+  say "=================================================================================="
+  say "THE RUNTIME DEMO IS UNAVAILABLE: $1"
+  say "Running the fallback instead: the allocator on real data (no MPI, no training)."
+  say "=================================================================================="
+  local data=$ROOT/../shared/data
+  say "elastic-alloc: one allocation of 1001 ImageNet jobs over 128 nodes"
+  "$BUILD/allocator/elastic-alloc" --workload "$data/workloads/ImageNet-imgps-jobs-1001J.csv.gz" \
+    --nodes 128 || die "elastic-alloc failed"
+  say "elastic-replay: the Summit idle-node slice with the 10-job workload, MILP vs equal share"
+  "$BUILD/allocator/replay/elastic-replay" --compare milp,equal-share --trace "$TRACE" \
+    --start "+$TRACE_START" --end "+$((TRACE_START + 6 * 3600))" \
+    --workload "$data/workloads/hps-shufflenet-jobs-10J.csv.gz" --out "$ROOT/out/demo/replay" \
+    || die "elastic-replay failed"
+  say "fallback done; the runtime demo did not run: $1"
+  exit 2
+}
+[ -n "$RUNTIME_WHY" ] && fallback "$RUNTIME_WHY"
+
+# ---- 2. the runtime on fake nodes ---------------------------------------------------------------
+S=${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$(dirname "$S")"
+mkdir -m 700 "$S" || die "cannot create the state dir $S (it must not exist yet)"
+mkdir -p "$S/demo"
+WORK=$S/demo/work
+mkdir -p "$WORK"
+ln -sf "$TRAINER" "$WORK/fashion_mnist"
+UP_PID= FEED_PID=
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ -n "$FEED_PID" ] && kill "$FEED_PID" 2> /dev/null
+  if [ -n "$UP_PID" ] && kill -0 "$UP_PID" 2> /dev/null; then
+    say "stopping elasticd"
+    kill -TERM "$UP_PID" 2> /dev/null
+    for _ in $(seq 1 30); do kill -0 "$UP_PID" 2> /dev/null || break; sleep 0.5; done
+    kill -KILL "$UP_PID" 2> /dev/null || true
+  fi
+  # Ranks this demo's daemon started (they carry its state dir in ELASTIC_STDOUT) must not linger.
+  local p
+  for p in /proc/[0-9]*; do
+    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && kill -KILL "${p#/proc/}" 2> /dev/null
+  done
+  say "state dir kept for inspection: $S (events.jsonl, journal.jsonl, jobs/*/stdout, demo/)"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# elasticd in its one-machine mode (node names are labels, every rank runs here), started the way
+# its end-to-end tests start it. `elastic up --fake-nodes` runs a PRRTE daemon per fake node
+# instead, and elasticd cannot spawn jobs under that (the head host is not in the allocation).
+HOSTS=$S/hostfile
+for ((i = 1; i <= NODES; i++)); do printf 'node%02d slots=1\n' "$i"; done > "$HOSTS"
+UP_CMD=("$MPI_HOME/bin/mpirun" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$HOSTS"
+        --state-dir "$S" --fake-nodes --ranks-per-node 1 --grace-s 10)
+say "starting elasticd on $NODES fake nodes (log: $S/demo/daemon.log):"
+say "  ${UP_CMD[*]}"
+"${UP_CMD[@]}" > "$S/demo/daemon.log" 2>&1 &
+UP_PID=$!
+for _ in $(seq 1 60); do
+  [ -s "$S/status.json" ] && break
+  kill -0 "$UP_PID" 2> /dev/null || break
+  sleep 0.5
+done
+if [ ! -s "$S/status.json" ]; then
+  tail -15 "$S/demo/daemon.log" >&2
+  kill -TERM "$UP_PID" 2> /dev/null || true
+  UP_PID=
+  fallback "elasticd did not come up within 30 s (log above: $S/demo/daemon.log)"
+fi
+say "elasticd is up: $(head -c 300 "$S/demo/daemon.log" | grep -m1 'elasticd: running' || echo running)"
+
+say "replaying the Summit trace: $TRACE_WINDOW trace s from +$TRACE_START s at ${SPEED}x" \
+  "-> $(awk "BEGIN{print $TRACE_WINDOW/$SPEED}") wall s (log: $S/demo/feed.log)"
+"$ELASTIC" feed trace --trace "$TRACE" --nodes "$NODES" --start "$TRACE_START" \
+  --duration "$TRACE_WINDOW" --speed "$SPEED" --slots 1 --hostfile "$HOSTS" \
+  > "$S/demo/feed.log" 2>&1 &
+FEED_PID=$!
+for _ in $(seq 1 40); do grep -q '^\[' "$S/demo/feed.log" 2> /dev/null && break; sleep 0.25; done
+grep -q '^\[' "$S/demo/feed.log" || { cat "$S/demo/feed.log" >&2; die "elastic feed trace did not start"; }
+sed -n '1,/^\[/p' "$S/demo/feed.log" | sed 's/^/    /' >&2
+
+say "submitting ${JOBS[*]} (specs: scripts/demo/)"
+for j in "${JOBS[@]}"; do
+  (cd "$WORK" && "$ELASTIC" --state-dir "$S" submit "$ROOT/scripts/demo/$j.toml" > /dev/null) ||
+    die "submit $j failed"
+done
+
+# ---- 3. watch ----------------------------------------------------------------------------------
+POLLS=$S/demo/polls.jsonl
+: > "$POLLS"
+T0=$SECONDS
+done_jobs() { grep -oE '"state": "(finished|failed|cancelled)"' "$S/status.json" 2> /dev/null | wc -l; }
+next_show=$T0
+while :; do
+  { tr -d '\n' < "$S/status.json"; echo; } >> "$POLLS" 2> /dev/null || true
+  if ((SECONDS >= next_show)); then
+    next_show=$((SECONDS + REFRESH))
+    printf '\n--- t+%ds  granted: %s\n' $((SECONDS - T0)) \
+      "$(grep '^\[' "$S/demo/feed.log" | tail -n 1 | sed 's/^\[ *\([0-9.]*\)s\] //')"
+    "$ELASTIC" --state-dir "$S" status 2>&1 || true
+  fi
+  [ "$(done_jobs)" -ge ${#JOBS[@]} ] && break
+  kill -0 "$UP_PID" 2> /dev/null || { tail -20 "$S/demo/daemon.log" >&2; die "elasticd exited"; }
+  if ((SECONDS - T0 > TIMEOUT)); then
+    "$ELASTIC" --state-dir "$S" status >&2 || true
+    die "the jobs did not finish within $TIMEOUT s (DEMO_TIMEOUT); see $S"
+  fi
+  sleep 1
+done
+{ tr -d '\n' < "$S/status.json"; echo; } >> "$POLLS"
+printf '\n--- t+%ds  all jobs ended\n' $((SECONDS - T0))
+"$ELASTIC" --state-dir "$S" status
+
+# ---- 4. summary --------------------------------------------------------------------------------
+rc=0
+python3 "$ROOT/scripts/demo/summary.py" "$S" "$POLLS" "$NODES" "${JOBS[@]}" || rc=$?
+say "demo wall time: $((SECONDS - T_START)) s (jobs: $((SECONDS - T0)) s)"
+[ $rc -eq 0 ] || say "a job did not finish (see above and $S/jobs/*/stderr)"
+exit $rc
