@@ -1,15 +1,17 @@
 #include "nccl/communicator.h"
 
 #include <mpi-ext.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstring>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
 #include "nccl/check.h"
-#include "nccl/version.h"
 
 namespace elastic::coll::nccl {
 namespace {
@@ -18,43 +20,97 @@ using mpi::Clock;
 
 ncclDataType_t nccl_type(DataType t) {
   switch (t) {
-    case DataType::kFloat32: return ncclFloat32;
-    case DataType::kFloat64: return ncclFloat64;
-    case DataType::kBFloat16: return ncclBfloat16;
-    case DataType::kFloat16: return ncclFloat16;
+    case DataType::kFloat32:
+      return ncclFloat32;
+    case DataType::kFloat64:
+      return ncclFloat64;
+    case DataType::kBFloat16:
+      return ncclBfloat16;
+    case DataType::kFloat16:
+      return ncclFloat16;
   }
   return ncclFloat32;
 }
 
-// Rank among the ranks of `comm` on the same host (for one-GPU-per-rank placement). Bounded:
-// MPI_Comm_split_type has no timeout, so host names are exchanged with MPI_Iallgather instead.
-absl::StatusOr<int> local_rank(MPI_Comm comm, int rank, int size, Clock::time_point deadline) {
-  std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
-  int len = 0;
-  ELASTIC_MPI_CHECK(MPI_Get_processor_name(mine.data(), &len));
-  std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
-  MPI_Request req = MPI_REQUEST_NULL;
-  ELASTIC_MPI_CHECK(MPI_Iallgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
-                                   static_cast<int>(mine.size()), MPI_CHAR, comm, &req));
-  if (absl::Status st = mpi::wait(req, deadline, "MPI_Iallgather(host names)"); !st.ok()) {
-    MPIX_Comm_revoke(comm);
-    mpi::drain(req);
-    return st;
+// What each rank tells the others in create(): where it runs and on which physical GPU (the PCI
+// bus id, since ordinals depend on CUDA_VISIBLE_DEVICES), and whether it has one at all, so that
+// every rank fails together rather than some waiting for a peer that already gave up.
+struct Placement {
+  std::array<char, 256> host{};
+  std::array<char, 32> bus_id{};
+  int device = -1;
+  int usable = 0;
+};
+
+template <std::size_t N>
+std::string text(const std::array<char, N>& a) {
+  return std::string(a.data(), strnlen(a.data(), N));
+}
+
+// Resolves the device the caller asked for (kCurrentDevice: its current one); never selects one.
+absl::Status resolve_device(int requested, Placement& p) {
+  if (gethostname(p.host.data(), p.host.size() - 1) != 0) {
+    std::strncpy(p.host.data(), "(unknown host)", p.host.size() - 1);
   }
-  int local = 0;
-  for (int r = 0; r < rank; ++r) {
-    if (std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(), mine.size()) == 0) {
-      ++local;
+  int count = 0;
+  ELASTIC_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count <= 0) return absl::FailedPreconditionError("NCCL backend: no CUDA device");
+  int device = requested;
+  if (device == kCurrentDevice) {
+    ELASTIC_CUDA_CHECK(cudaGetDevice(&device));
+  } else if (device < 0 || device >= count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("NCCL backend: CreateOptions::device ", device, " not in [0, ", count, ")"));
+  }
+  ELASTIC_CUDA_CHECK(
+      cudaDeviceGetPCIBusId(p.bus_id.data(), static_cast<int>(p.bus_id.size()), device));
+  p.device = device;
+  p.usable = 1;
+  return absl::OkStatus();
+}
+
+// The same verdict on every rank (all see the same table): a rank without a usable GPU, or two
+// ranks on one host on one GPU, which NCCL does not support (it may hang).
+absl::Status check_placements(const std::vector<Placement>& all) {
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].usable == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("NCCL backend: rank ", r, " on host ", text(all[r].host),
+                       " has no usable CUDA device (that rank reports why)"));
     }
   }
-  return local;
+  for (std::size_t a = 0; a < all.size(); ++a) {
+    for (std::size_t b = a + 1; b < all.size(); ++b) {
+      if (text(all[a].host) == text(all[b].host) && text(all[a].bus_id) == text(all[b].bus_id)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "NCCL backend: ranks ", a, " and ", b, " on host ", text(all[a].host),
+            " both use CUDA device ", all[a].device, " (PCI ", text(all[a].bus_id),
+            "); NCCL needs one GPU per rank: give each rank its own device (cudaSetDevice before "
+            "creating the communicator, or CreateOptions::device)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Waits for a bootstrap request; on failure revokes the private duplicate so peers return too.
+absl::Status bounded(MPI_Comm mc, MPI_Request& req, Clock::time_point deadline, const char* what) {
+  absl::Status st = mpi::wait(req, deadline, what);
+  if (!st.ok()) {
+    MPIX_Comm_revoke(mc);
+    mpi::drain(req);
+  }
+  return st;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm comm,
-                                                                      CreateOptions opts) {
+                                                                       CreateOptions opts) {
   const Clock::time_point deadline = Clock::now() + opts.timeout;
+  Placement mine;
+  const absl::Status local = resolve_device(opts.device, mine);
+
   absl::StatusOr<mpi::CommHandle> boot = mpi::dup(comm, deadline);
   if (!boot.ok()) return boot.status();
   std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
@@ -63,39 +119,41 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm 
   ELASTIC_MPI_CHECK(MPI_Comm_rank(mc, &self->rank_));
   ELASTIC_MPI_CHECK(MPI_Comm_size(mc, &self->size_));
 
-  absl::StatusOr<int> local = local_rank(mc, self->rank_, self->size_, deadline);
-  if (!local.ok()) return local.status();
-  int devices = 0;
-  ELASTIC_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  if (devices <= 0) return absl::FailedPreconditionError("NCCL backend: no CUDA device");
-  self->device_ = *local % devices;
-  ELASTIC_CUDA_CHECK(cudaSetDevice(self->device_));
+  std::vector<Placement> all(static_cast<std::size_t>(self->size_));
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Iallgather(&mine, sizeof(Placement), MPI_BYTE, all.data(),
+                                   sizeof(Placement), MPI_BYTE, mc, &req));
+  if (absl::Status st = bounded(mc, req, deadline, "MPI_Iallgather(host, GPU)"); !st.ok())
+    return st;
+  if (!local.ok()) return local;
+  if (absl::Status st = check_placements(all); !st.ok()) return st;
+  self->device_ = mine.device;
 
   ncclUniqueId id{};
   if (self->rank_ == 0) ELASTIC_NCCL_CHECK(ncclGetUniqueId(&id));
-  MPI_Request req = MPI_REQUEST_NULL;
   ELASTIC_MPI_CHECK(MPI_Ibcast(&id, sizeof(id), MPI_BYTE, 0, mc, &req));
-  if (absl::Status st = mpi::wait(req, deadline, "MPI_Ibcast(ncclUniqueId)"); !st.ok()) {
-    MPIX_Comm_revoke(mc);
-    mpi::drain(req);
-    return st;
-  }
+  if (absl::Status st = bounded(mc, req, deadline, "MPI_Ibcast(ncclUniqueId)"); !st.ok()) return st;
 
+  // NCCL binds the communicator to the current device: make ours current for the rest of create()
+  // only; the caller's current device is restored on return.
+  const DeviceGuard guard(self->device_);
+  ELASTIC_CUDA_CHECK(guard.status());
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // init returns at once; we poll it against the deadline below
   ncclComm_t raw = nullptr;
-  ELASTIC_NCCL_CHECK(ncclCommInitRankConfig(&raw, self->size_, id, self->rank_, &config));
-  self->comm_ = CommHandle(raw);
+  const ncclResult_t init = ncclCommInitRankConfig(&raw, self->size_, id, self->rank_, &config);
+  self->comm_ = CommHandle(raw);  // owned before the result is read: a failed init is aborted too
+  if (init != ncclSuccess && init != ncclInProgress) {
+    return nccl_status(init, "ncclCommInitRankConfig", __FILE__, __LINE__);
+  }
   for (;;) {
     ncclResult_t state = ncclSuccess;
     ELASTIC_NCCL_CHECK(ncclCommGetAsyncError(raw, &state));
     if (state == ncclSuccess) break;
     if (state != ncclInProgress) {
-      self->comm_.mark_unhealthy();
       return nccl_status(state, "ncclCommInitRankConfig (async)", __FILE__, __LINE__);
     }
     if (Clock::now() >= deadline) {
-      self->comm_.mark_unhealthy();
       return absl::DeadlineExceededError("ncclCommInitRankConfig: timed out");
     }
     std::this_thread::yield();
@@ -103,13 +161,32 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm 
   cudaStream_t stream = nullptr;
   ELASTIC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   self->stream_ = StreamHandle(stream);
+  for (EventHandle* e : {&self->ready_, &self->done_}) {
+    cudaEvent_t ev = nullptr;
+    ELASTIC_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    *e = EventHandle(ev);
+  }
   return std::unique_ptr<Communicator>(std::move(self));
 }
 
+NcclCommunicator::~NcclCommunicator() {
+  if (device_ < 0) return;
+  // Abort first (kernels in flight exit), then release the rest on the communicator's device.
+  const DeviceGuard guard(device_);
+  comm_.abort();
+  stream_ = StreamHandle();
+  done_ = EventHandle();
+  ready_ = EventHandle();
+  scratch_ = DeviceBuffer();
+}
+
 void NcclCommunicator::abort(std::string_view why) {
-  if (sticky_.ok()) sticky_ = absl::AbortedError(absl::StrCat("NCCL communicator aborted: ", std::string(why)));
-  // Stop in-flight operations first where NCCL can, then abort (local, never waits for peers).
-  if (comm_.get() != nullptr) revoke(comm_.get());
+  if (sticky_.ok())
+    sticky_ = absl::AbortedError(absl::StrCat("NCCL communicator aborted: ", std::string(why)));
+  if (comm_.get() == nullptr) return;
+  // ncclCommAbort alone: it stops in-flight work itself (a revoke first would race with it; see
+  // version.h). Local, never waits for peers.
+  const DeviceGuard guard(device_);
   comm_.abort();
 }
 
@@ -118,8 +195,8 @@ absl::Status NcclCommunicator::fail(absl::Status st) {
   return st;
 }
 
-absl::Status NcclCommunicator::finish(std::chrono::milliseconds timeout, const char* what) {
-  const Clock::time_point deadline = Clock::now() + timeout;
+absl::Status NcclCommunicator::poll(mpi::Clock::time_point deadline, const char* what,
+                                    cudaEvent_t event) {
   for (;;) {
     ncclResult_t async = ncclSuccess;
     if (const ncclResult_t rc = ncclCommGetAsyncError(comm_.get(), &async); rc != ncclSuccess) {
@@ -130,9 +207,10 @@ absl::Status NcclCommunicator::finish(std::chrono::milliseconds timeout, const c
       return fail(absl::AbortedError(st.message()));
     }
     if (async == ncclSuccess) {
-      const cudaError_t q = cudaStreamQuery(stream_.get());
+      if (event == nullptr) return absl::OkStatus();
+      const cudaError_t q = cudaEventQuery(event);
       if (q == cudaSuccess) return absl::OkStatus();
-      if (q != cudaErrorNotReady) return fail(cuda_status(q, "cudaStreamQuery", __FILE__, __LINE__));
+      if (q != cudaErrorNotReady) return fail(cuda_status(q, "cudaEventQuery", __FILE__, __LINE__));
     }
     if (Clock::now() >= deadline) {
       return fail(absl::DeadlineExceededError(absl::StrCat(what, ": timed out")));
@@ -141,44 +219,83 @@ absl::Status NcclCommunicator::finish(std::chrono::milliseconds timeout, const c
   }
 }
 
-absl::Status NcclCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts) {
-  if (!sticky_.ok()) return sticky_;
-  if (t.count == 0) return absl::OkStatus();
-  const ncclRedOp_t nop = op == ReduceOp::kAverage ? ncclAvg : ncclSum;
-  const ncclResult_t rc =
-      ncclAllReduce(t.data, t.data, t.count, nccl_type(t.dtype), nop, comm_.get(), stream_.get());
-  if (rc != ncclSuccess && rc != ncclInProgress) return fail(nccl_status(rc, "ncclAllReduce", __FILE__, __LINE__));
-  return finish(opts.timeout, "ncclAllReduce");
+template <typename Enqueue>
+absl::Status NcclCommunicator::run(const CallOptions& opts, const char* what, Enqueue&& op) {
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
+  const DeviceGuard guard(device_);
+  ELASTIC_CUDA_CHECK(guard.status());
+  auto* caller = static_cast<cudaStream_t>(opts.stream);
+  // Nothing is enqueued yet if these fail (e.g. a stream of another device): not sticky.
+  ELASTIC_CUDA_CHECK(cudaEventRecord(ready_.get(), caller));
+  ELASTIC_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), ready_.get(), 0));
+  if (const ncclResult_t rc = op(stream_.get()); rc != ncclSuccess && rc != ncclInProgress) {
+    return fail(nccl_status(rc, what, __FILE__, __LINE__));
+  }
+  // A non-blocking communicator may still be launching the operation in the background
+  // (ncclInProgress); it is on the stream, and done_ can be recorded behind it, only after that.
+  if (absl::Status st = poll(deadline, what, nullptr); !st.ok()) return st;
+  if (const cudaError_t rc = cudaEventRecord(done_.get(), stream_.get()); rc != cudaSuccess) {
+    return fail(cuda_status(rc, "cudaEventRecord(done)", __FILE__, __LINE__));
+  }
+  if (const cudaError_t rc = cudaStreamWaitEvent(caller, done_.get(), 0); rc != cudaSuccess) {
+    return fail(cuda_status(rc, "cudaStreamWaitEvent(caller stream)", __FILE__, __LINE__));
+  }
+  return poll(deadline, what, done_.get());
 }
 
-absl::Status NcclCommunicator::broadcast(void* data, std::size_t bytes, int root, CallOptions opts) {
+absl::Status NcclCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  // As Open MPI and NCCL itself: an empty reduction returns at once (communicator.h).
+  if (t.count == 0) return absl::OkStatus();
+  if (t.data == nullptr) return absl::InvalidArgumentError("allreduce: null data");
+  const ncclRedOp_t nop = op == ReduceOp::kAverage ? ncclAvg : ncclSum;
+  return run(opts, "ncclAllReduce", [&](cudaStream_t s) {
+    return ncclAllReduce(t.data, t.data, t.count, nccl_type(t.dtype), nop, comm_.get(), s);
+  });
+}
+
+absl::Status NcclCommunicator::broadcast(void* data, std::size_t bytes, int root,
+                                         CallOptions opts) {
   if (!sticky_.ok()) return sticky_;
   if (root < 0 || root >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
   }
   if (bytes == 0) return absl::OkStatus();
-  const ncclResult_t rc = ncclBroadcast(data, data, bytes, ncclUint8, root, comm_.get(), stream_.get());
-  if (rc != ncclSuccess && rc != ncclInProgress) return fail(nccl_status(rc, "ncclBroadcast", __FILE__, __LINE__));
-  return finish(opts.timeout, "ncclBroadcast");
+  if (data == nullptr) return absl::InvalidArgumentError("broadcast: null data");
+  return run(opts, "ncclBroadcast", [&](cudaStream_t s) {
+    return ncclBroadcast(data, data, bytes, ncclUint8, root, comm_.get(), s);
+  });
 }
 
 absl::Status NcclCommunicator::barrier(CallOptions opts) {
   if (!sticky_.ok()) return sticky_;
   absl::StatusOr<std::span<std::byte>> one = scratch(sizeof(float));
   if (!one.ok()) return one.status();
-  ELASTIC_CUDA_CHECK(cudaMemsetAsync(one->data(), 0, sizeof(float), stream_.get()));
+  {
+    const DeviceGuard guard(device_);
+    ELASTIC_CUDA_CHECK(guard.status());
+    ELASTIC_CUDA_CHECK(cudaMemsetAsync(one->data(), 0, sizeof(float), stream_.get()));
+  }
   return allreduce(Tensor{one->data(), 1, DataType::kFloat32}, ReduceOp::kSum, opts);
 }
 
 absl::StatusOr<std::span<std::byte>> NcclCommunicator::scratch(std::size_t bytes) {
+  const DeviceGuard guard(device_);  // cudaMalloc allocates on the current device
+  ELASTIC_CUDA_CHECK(guard.status());
   ELASTIC_CUDA_CHECK(scratch_.reserve(bytes));
   return std::span<std::byte>(scratch_.data(), bytes);
 }
 
 absl::Status NcclCommunicator::copy(void* dst, const void* src, std::size_t bytes) {
+  if (!sticky_.ok()) return sticky_;
   if (bytes == 0) return absl::OkStatus();
+  const DeviceGuard guard(device_);
+  ELASTIC_CUDA_CHECK(guard.status());
   ELASTIC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
-  return absl::OkStatus();
+  ELASTIC_CUDA_CHECK(cudaEventRecord(done_.get(), stream_.get()));
+  // Finished before returning, so whatever stream the caller reads `dst` on sees the bytes.
+  return poll(Clock::now() + CallOptions{}.timeout, "cudaMemcpyAsync (copy)", done_.get());
 }
 
 }  // namespace elastic::coll::nccl

@@ -1,7 +1,11 @@
 // The NCCL backend: collectives on device memory. The ncclComm is bootstrapped over the job's MPI
-// communicator (rank 0's unique id is broadcast), initialised non-blocking and polled against a
-// deadline, and aborted on timeout or failure; one rank per GPU (local rank % device count).
-// Built only with CUDA (ELASTIC_HAVE_CUDA).
+// communicator (every rank's (host, GPU) is exchanged to refuse two ranks on one GPU, then rank 0's
+// unique id is broadcast), initialised non-blocking and polled against a deadline, and aborted on
+// timeout, on failure and when it is dropped. It lives on the GPU the caller chose
+// (CreateOptions::device, default the current device) and never changes the caller's current
+// device. Each collective is ordered after the caller's stream with an event and the caller's
+// stream after it, and the host polls its completion against the deadline. Built only with CUDA
+// (ELASTIC_HAVE_CUDA).
 #pragma once
 
 #include <mpi.h>
@@ -19,6 +23,8 @@ class NcclCommunicator final : public Communicator {
  public:
   // COLLECTIVE over `comm` (see factory.h).
   static absl::StatusOr<std::unique_ptr<Communicator>> create(MPI_Comm comm, CreateOptions opts);
+  // Aborts the ncclComm (local, never waits for peers).
+  ~NcclCommunicator() override;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -36,18 +42,26 @@ class NcclCommunicator final : public Communicator {
 
  private:
   NcclCommunicator() = default;
-  // Polls the communicator's async error and the stream until the enqueued work is done, the
-  // deadline passes (abort, DeadlineExceeded) or NCCL reports an error (abort, Aborted).
-  absl::Status finish(std::chrono::milliseconds timeout, const char* what);
+  // Makes the private stream wait for the caller's stream (event ready_), enqueues `op` on the
+  // private stream, records done_ there once NCCL has launched it and makes the caller's stream
+  // wait for it, then polls done_ against opts.timeout.
+  // Runs with the communicator's device current.
+  template <typename Enqueue>
+  absl::Status run(const CallOptions& opts, const char* what, Enqueue&& op);
+  // Polls the communicator's async state until it leaves ncclInProgress and, with `event`, until
+  // the event completes; aborts on the deadline (DeadlineExceeded) or an NCCL error (Aborted).
+  absl::Status poll(mpi::Clock::time_point deadline, const char* what, cudaEvent_t event);
   absl::Status fail(absl::Status st);
 
   mpi::CommHandle bootstrap_;  // private MPI duplicate, used only to build the ncclComm
-  CommHandle comm_;
-  StreamHandle stream_;
   DeviceBuffer scratch_;
+  EventHandle ready_;  // recorded on the caller's stream
+  EventHandle done_;   // recorded on the private stream after each operation
+  StreamHandle stream_;
+  CommHandle comm_;  // last: aborted before the stream, events and buffers go
   int rank_ = 0;
   int size_ = 0;
-  int device_ = 0;
+  int device_ = -1;  // set once create() resolved it
   absl::Status sticky_;
 };
 

@@ -1,6 +1,10 @@
-// RAII for the NCCL communicator, the CUDA stream and device buffers. A communicator is ABORTED,
-// not destroyed, unless it is known healthy: ncclCommDestroy may block on peers that are gone
-// (c10d made the same change). Destructors never throw and never wait for peers.
+// RAII for the NCCL communicator, CUDA streams, events, device buffers and the current device.
+// A communicator is always ABORTED, never destroyed: ncclCommDestroy without ncclCommFinalize waits
+// for the other ranks on the host (an intra-node barrier), and ncclCommFinalize waits for global
+// quiescence, so either can block on a peer that is gone or busy elsewhere (c10d moved to
+// ncclCommAbort for the same reason). Nothing is lost: a communicator lives for one membership and
+// is dropped only after its last collective completed on every rank (the membership change is
+// agreed over MPI) or after a failure. Destructors never throw and never wait for peers.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,37 +21,25 @@ class CommHandle {
   explicit CommHandle(ncclComm_t c) : comm_(c) {}
   CommHandle(const CommHandle&) = delete;
   CommHandle& operator=(const CommHandle&) = delete;
-  CommHandle(CommHandle&& o) noexcept
-      : comm_(std::exchange(o.comm_, nullptr)), healthy_(o.healthy_) {}
+  CommHandle(CommHandle&& o) noexcept : comm_(std::exchange(o.comm_, nullptr)) {}
   CommHandle& operator=(CommHandle&& o) noexcept {
     if (this != &o) {
-      reset();
+      abort();
       comm_ = std::exchange(o.comm_, nullptr);
-      healthy_ = o.healthy_;
     }
     return *this;
   }
-  ~CommHandle() { reset(); }
+  ~CommHandle() { abort(); }
   ncclComm_t get() const { return comm_; }
-  void mark_unhealthy() { healthy_ = false; }
-  // Aborts now (local, non-blocking) and forgets the communicator.
+  // Local and non-blocking for our non-blocking communicators (NCCL sets the abort flag, so kernels
+  // in flight exit, and reclaims the resources on its own thread); forgets the communicator.
   void abort() {
     if (comm_ != nullptr) ncclCommAbort(comm_);
-    comm_ = nullptr;
-  }
-  void reset() {
-    if (comm_ == nullptr) return;
-    if (healthy_) {
-      ncclCommDestroy(comm_);
-    } else {
-      ncclCommAbort(comm_);
-    }
     comm_ = nullptr;
   }
 
  private:
   ncclComm_t comm_ = nullptr;
-  bool healthy_ = true;
 };
 
 class StreamHandle {
@@ -64,6 +56,7 @@ class StreamHandle {
     }
     return *this;
   }
+  // cudaStreamDestroy returns at once; work still queued finishes first.
   ~StreamHandle() {
     if (s_ != nullptr) cudaStreamDestroy(s_);
   }
@@ -71,6 +64,29 @@ class StreamHandle {
 
  private:
   cudaStream_t s_ = nullptr;
+};
+
+class EventHandle {
+ public:
+  EventHandle() = default;
+  explicit EventHandle(cudaEvent_t e) : e_(e) {}
+  EventHandle(const EventHandle&) = delete;
+  EventHandle& operator=(const EventHandle&) = delete;
+  EventHandle(EventHandle&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  EventHandle& operator=(EventHandle&& o) noexcept {
+    if (this != &o) {
+      if (e_ != nullptr) cudaEventDestroy(e_);
+      e_ = std::exchange(o.e_, nullptr);
+    }
+    return *this;
+  }
+  ~EventHandle() {
+    if (e_ != nullptr) cudaEventDestroy(e_);
+  }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 class DeviceBuffer {
@@ -89,7 +105,7 @@ class DeviceBuffer {
     return *this;
   }
   ~DeviceBuffer() { release(); }
-  // Grows (never shrinks) to at least `bytes`; old contents are not kept.
+  // Grows (never shrinks) to at least `bytes` on the current device; old contents are not kept.
   cudaError_t reserve(std::size_t bytes) {
     if (bytes <= bytes_) return cudaSuccess;
     release();
@@ -107,6 +123,31 @@ class DeviceBuffer {
   }
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
+};
+
+// Makes `device` current for the guard's lifetime and then restores the caller's device, so that
+// the backend's CUDA calls go to the communicator's GPU and the caller's own calls stay where the
+// caller put them. status() is the error of switching, if any.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    rc_ = cudaGetDevice(&saved_);
+    if (rc_ == cudaSuccess && saved_ != device) {
+      rc_ = cudaSetDevice(device);
+      switched_ = rc_ == cudaSuccess;
+    }
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  ~DeviceGuard() {
+    if (switched_) cudaSetDevice(saved_);
+  }
+  cudaError_t status() const { return rc_; }
+
+ private:
+  int saved_ = 0;
+  bool switched_ = false;
+  cudaError_t rc_ = cudaSuccess;
 };
 
 }  // namespace elastic::coll::nccl

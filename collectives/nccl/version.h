@@ -1,6 +1,9 @@
 // The ONE place that knows which elastic verbs the NCCL we compile against has (nccl.h:
 // ncclCommShrink from 2.27.3, ncclCommRevoke from 2.28.7, ncclCommGrow from 2.29.2). The rest of
 // the backend calls these wrappers and never tests NCCL_VERSION_CODE itself.
+//
+// Neither verb is on the backend's path today: each membership gets a fresh communicator and the
+// old one is aborted. They are kept, with their rules, for a future shrink-in-place path.
 #pragma once
 
 #include <nccl.h>
@@ -11,11 +14,17 @@ inline constexpr bool kHasCommShrink = NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 
 inline constexpr bool kHasCommRevoke = NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 7);
 inline constexpr bool kHasCommGrow = NCCL_VERSION_CODE >= NCCL_VERSION(2, 29, 2);
 
-// Stops in-flight operations on `comm` (local). Returns false where this NCCL has no revoke; the
-// caller then relies on ncclCommAbort alone.
+// Stops in-flight operations on `comm` (local) and keeps the communicator for ncclCommShrink /
+// ncclCommSplit / ncclCommDestroy. Returns false where this NCCL has no revoke. Per nccl.h (2.28)
+// the state is ncclInProgress until the communicator is quiescent: on a non-blocking communicator
+// poll ncclCommGetAsyncError until it leaves ncclInProgress before any of those calls. Do NOT call
+// it just before ncclCommAbort: abort stops in-flight work by itself, and revoke's asynchronous
+// cleanup (which clears the abort flags when it ends) would then race with the abort.
+// ncclCommFinalize after revoke is invalid.
 inline bool revoke(ncclComm_t comm) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 7)
-  return ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT) == ncclSuccess;
+  const ncclResult_t rc = ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT);
+  return rc == ncclSuccess || rc == ncclInProgress;
 #else
   (void)comm;
   return false;

@@ -22,7 +22,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/run.h"
 #include "elastic/session.h"
@@ -36,9 +35,10 @@ namespace rt = elastic::rt;
 
 namespace {
 
-// {rank among the ranks of `comm` on this host, ranks on this host}, counted the way the NCCL
-// backend counts them (by processor name, in rank order), so that both pick the same GPU:
-// local rank % device count.
+// {rank among the ranks of `comm` on this host, ranks on this host}, by processor name in rank
+// order: this process's GPU is local rank % device count, chosen once at start. The NCCL backend
+// uses the current device for every membership, so the model and every later communicator stay on
+// this GPU however the ranks are renumbered by a grow or shrink.
 std::pair<int, int> local_rank(MPI_Comm comm) {
   int rank = 0, size = 0, len = 0;
   MPI_Comm_rank(comm, &rank);
@@ -171,20 +171,12 @@ int main(int argc, char** argv) {
       auto made = coll::create_communicator(session.comm(), coll::memory_kind(model.grads()));
       if (!made.ok()) return made.status();  // Aborted / DeadlineExceeded: repaired by the run loop
       nccl = std::move(*made);
-      int now = -1;
-      cudaGetDevice(&now);
-      if (now != device) {
-        // The backend placed this membership's communicator on another GPU than our buffers.
-        return absl::FailedPreconditionError(absl::StrCat("the NCCL communicator chose GPU ", now,
-                                                          " but the model lives on GPU ", device));
-      }
     }
     if (absl::Status st = model.compute_gradients(*train_dev, c.ids); !st.ok()) return st;
-    // NCCL runs on the communicator's own stream: the gradients must be complete first.
-    if (absl::Status st = model.sync(); !st.ok()) return st;
+    // Ordered after the gradient kernels on the model's stream by an event: no host sync first.
     if (absl::Status st = nccl->allreduce(
             coll::Tensor{model.grads(), model.grad_count(), coll::DataType::kFloat32},
-            coll::ReduceOp::kSum);
+            coll::ReduceOp::kSum, coll::CallOptions{.stream = model.stream()});
         !st.ok()) {
       return st;
     }

@@ -1,20 +1,29 @@
 // The NCCL backend of elastic::coll on real GPUs, through the factory (device memory -> NCCL):
 // allreduce of every dtype and op against a host oracle (sizes 0, 1, primes, ~3 MiB), broadcast
-// from every root, a communicator rebuilt after a membership change (MPI_Comm_split, then grown
-// back), an explicit abort that is sticky and local, and a peer that never joins a collective (the
-// others time out, abort with ncclCommAbort and return; so does the late peer).
+// from every root, a communicator rebuilt after a membership change (the FIRST rank leaves, so the
+// survivors' local ranks shift, then everyone rejoins) on the GPU each rank chose, an explicit
+// CreateOptions::device that leaves the caller's current device alone, two ranks on one GPU
+// refused with FailedPrecondition, a caller stream that orders the collective without a host
+// sync (and one that never gets there: timeout, abort), dropping a communicator while a peer
+// still holds its own, an explicit abort that is sticky and local, and a peer that never joins a
+// collective (the others time out, abort with ncclCommAbort and return; so does the late peer).
 //
-// Run under mpirun (ctest: -n 1 and -n 2). NCCL needs one GPU per rank, so tests skip, with the
-// reason, when a rank has no CUDA device or a host has fewer GPUs than ranks; when every test was
-// skipped the program exits 77, which ctest reports as SKIPPED.
+// Run under mpirun (ctest: -n 1 and -n 2). Each rank makes GPU (local rank % GPUs) current once at
+// start, as an application does; the backend must keep using it. Tests skip, with the reason,
+// when a rank has no CUDA device or a host has fewer GPUs than ranks (except the shared-GPU test,
+// which needs that); when every test was skipped the program exits 77, which ctest reports as
+// SKIPPED.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -27,18 +36,24 @@ namespace {
 using std::chrono::milliseconds;
 
 // Whether (and why not) this run can use NCCL; decided once, identically on every rank, because
-// every test is collective.
+// every test is collective. Also makes this rank's GPU current, as an application does at start.
 struct GpuEnv {
-  bool ok = false;
+  bool ok = false;  // every rank has a GPU of its own
   std::string why;
+  bool any_gpu = false;     // every rank has at least one GPU
+  int devices = 0;          // on this rank
+  int device = -1;          // this rank's GPU: local rank % devices
+  int local = 0;            // rank among the ranks on this host
+  int on_host = 0;          // ranks on this host
+  int max_on_host = 0;      // over all hosts
+  bool spare_gpus = false;  // every host has at least twice as many GPUs as ranks
 };
 
 const GpuEnv& gpu_env() {
   static const GpuEnv env = [] {
     GpuEnv e;
-    int devices = 0;
-    const cudaError_t rc = cudaGetDeviceCount(&devices);
-    if (rc != cudaSuccess) devices = 0;
+    const cudaError_t rc = cudaGetDeviceCount(&e.devices);
+    if (rc != cudaSuccess) e.devices = 0;
     int rank = 0, size = 0, len = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -47,20 +62,29 @@ const GpuEnv& gpu_env() {
     std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
     MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
                   static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
-    int on_host = 0;
     for (int r = 0; r < size; ++r) {
-      on_host += std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(),
-                              mine.size()) == 0;
+      if (std::strncmp(all.data() + static_cast<std::size_t>(r) * mine.size(), mine.data(),
+                       mine.size()) == 0) {
+        e.on_host += 1;
+        if (r < rank) e.local += 1;
+      }
     }
-    // [0]: min devices, [1]: -(max ranks on one host) -> one MPI_MIN for both.
-    std::array<int, 2> v{devices, -on_host};
-    MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    // One MPI_MIN for: min devices, -(max ranks on one host), min(devices - 2 * ranks on host).
+    std::array<int, 3> v{e.devices, -e.on_host, e.devices - 2 * e.on_host};
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    e.any_gpu = v[0] > 0;
+    e.max_on_host = -v[1];
+    e.spare_gpus = v[2] >= 0;
+    if (e.devices > 0) {
+      e.device = e.local % e.devices;
+      if (cudaSetDevice(e.device) != cudaSuccess) e.device = -1;
+    }
     if (v[0] == 0) {
       e.why = rc != cudaSuccess ? std::string("no CUDA device (cudaGetDeviceCount: ") +
                                       cudaGetErrorString(rc) + ")"
                                 : "no CUDA device on some rank (cudaGetDeviceCount returned 0)";
-    } else if (v[0] < -v[1]) {
-      e.why = "NCCL needs one GPU per rank: " + std::to_string(-v[1]) +
+    } else if (v[0] < e.max_on_host) {
+      e.why = "NCCL needs one GPU per rank: " + std::to_string(e.max_on_host) +
               " ranks share a host with " + std::to_string(v[0]) + " GPU(s); run with fewer ranks";
     } else {
       e.ok = true;
@@ -75,6 +99,12 @@ const GpuEnv& gpu_env() {
     if (!gpu_env().ok) GTEST_SKIP() << gpu_env().why; \
   } while (0)
 
+int current_device() {
+  int d = -1;
+  EXPECT_EQ(cudaGetDevice(&d), cudaSuccess);
+  return d;
+}
+
 int world_rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -86,24 +116,68 @@ int world_size() {
   return s;
 }
 
-std::unique_ptr<Communicator> make_nccl(MPI_Comm base, void* device_ptr) {
+std::unique_ptr<Communicator> make_nccl(MPI_Comm base, void* device_ptr, CreateOptions opts = {}) {
   EXPECT_EQ(memory_kind(device_ptr), MemoryKind::kDevice);
-  auto c =
-      create_communicator(base, memory_kind(device_ptr), CreateOptions{std::chrono::seconds(60)});
+  auto c = create_communicator(base, memory_kind(device_ptr), opts);
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? std::move(*c) : nullptr;
 }
 
-// A device buffer that frees itself.
+// A device buffer that frees itself; on `device`, or on the current device when it is -1.
 struct DeviceBytes {
   void* p = nullptr;
-  explicit DeviceBytes(std::size_t bytes) {
+  int device = -1;
+  explicit DeviceBytes(std::size_t bytes, int on = -1) : device(on) {
+    const int before = current_device();
+    if (on >= 0) {
+      EXPECT_EQ(cudaSetDevice(on), cudaSuccess);
+    }
     EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess);
+    if (on >= 0) {
+      EXPECT_EQ(cudaSetDevice(before), cudaSuccess);
+    }
   }
   ~DeviceBytes() { cudaFree(p); }
   DeviceBytes(const DeviceBytes&) = delete;
   DeviceBytes& operator=(const DeviceBytes&) = delete;
 };
+
+// Page-locked host memory, so that cudaMemcpyAsync really is asynchronous.
+struct PinnedFloats {
+  float* p = nullptr;
+  explicit PinnedFloats(std::size_t n) {
+    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&p), n * sizeof(float)), cudaSuccess);
+  }
+  ~PinnedFloats() { cudaFreeHost(p); }
+  PinnedFloats(const PinnedFloats&) = delete;
+  PinnedFloats& operator=(const PinnedFloats&) = delete;
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess); }
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// Holds the caller's stream back for `ms` (a host callback), like a slow producer kernel would.
+void delay_stream(cudaStream_t s, int ms) {
+  EXPECT_EQ(cudaLaunchHostFunc(
+                s,
+                [](void* arg) {
+                  std::this_thread::sleep_for(
+                      std::chrono::milliseconds(reinterpret_cast<std::intptr_t>(arg)));
+                },
+                reinterpret_cast<void*>(static_cast<std::intptr_t>(ms))),
+            cudaSuccess);
+}
+
+std::string host_name() {
+  std::array<char, 256> h{};
+  gethostname(h.data(), h.size() - 1);
+  return h.data();
+}
 
 // Small integers: every partial sum over a few ranks is exact in every dtype (bf16 holds integers
 // up to 256 exactly), so the oracle for kSum is exact equality.
@@ -181,12 +255,12 @@ double epsilon(DataType t) {
 // Allreduces rank-dependent values of `count` elements over `comm` (whose ranks are `members`, in
 // order, by world rank) and checks them against the host oracle.
 void check_allreduce(Communicator& comm, const std::vector<int>& members, std::size_t count,
-                     DataType t, ReduceOp op) {
+                     DataType t, ReduceOp op, int device = -1) {
   std::vector<double> mine(count);
   const int me = members[static_cast<std::size_t>(comm.rank())];
   for (std::size_t i = 0; i < count; ++i) mine[i] = value(me, i);
   std::vector<std::byte> host = encode(mine, t);
-  DeviceBytes dev(host.size());
+  DeviceBytes dev(host.size(), device);
   // EXPECT, not ASSERT: returning early would leave the peers waiting in a collective.
   EXPECT_EQ(cudaMemcpy(dev.p, host.data(), host.size(), cudaMemcpyHostToDevice), cudaSuccess);
   const absl::Status st = comm.allreduce(Tensor{dev.p, count, t}, op);
@@ -301,17 +375,22 @@ TEST(Nccl, BroadcastFromEveryRootIsBitExact) {
   EXPECT_TRUE(comm->barrier().ok());
 }
 
-// A membership change: the last rank leaves (MPI_Comm_split), the survivors abort the old NCCL
-// communicator and build one for the new membership; then everyone rejoins (grow) and builds again.
-TEST(Nccl, RebuiltAfterMembershipChange) {
+// A membership change: the FIRST rank leaves (MPI_Comm_split), so every survivor's local rank
+// drops by one; the survivors abort the old NCCL communicator and build one for the new membership,
+// which must stay on the GPU each of them chose (a backend that recomputed local rank % GPUs would
+// move them off their buffers, or onto a GPU a peer uses). Then everyone rejoins (grow) and builds
+// again.
+TEST(Nccl, RebuiltAfterMembershipChangeOnTheSameGpus) {
   SKIP_WITHOUT_GPUS();
+  const int mine = gpu_env().device;
   DeviceBytes probe(4);
   auto old_comm = make_nccl(MPI_COMM_WORLD, probe.p);
   ASSERT_NE(old_comm, nullptr);
+  EXPECT_EQ(current_device(), mine);
   check_allreduce(*old_comm, all_ranks(), 1021, DataType::kFloat32, ReduceOp::kSum);
 
   const int n = world_size();
-  const bool leaves = n > 1 && world_rank() == n - 1;
+  const bool leaves = n > 1 && world_rank() == 0;
   MPI_Comm survivors = MPI_COMM_NULL;
   ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, leaves ? MPI_UNDEFINED : 0, world_rank(), &survivors),
             MPI_SUCCESS);
@@ -323,20 +402,153 @@ TEST(Nccl, RebuiltAfterMembershipChange) {
   if (!leaves) {
     auto shrunk = make_nccl(survivors, probe.p);
     ASSERT_NE(shrunk, nullptr);
+    EXPECT_EQ(current_device(), mine) << "the backend switched this rank's GPU";
     const std::vector<int> members = [&] {
       std::vector<int> v = all_ranks();
-      if (n > 1) v.pop_back();
+      if (n > 1) v.erase(v.begin());
       return v;
     }();
     EXPECT_EQ(shrunk->size(), static_cast<int>(members.size()));
     check_allreduce(*shrunk, members, 65537, DataType::kFloat32, ReduceOp::kSum);
     check_allreduce(*shrunk, members, 1021, DataType::kBFloat16, ReduceOp::kAverage);
+    EXPECT_EQ(current_device(), mine);
     MPI_Comm_free(&survivors);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   auto grown = make_nccl(MPI_COMM_WORLD, probe.p);
   ASSERT_NE(grown, nullptr);
+  EXPECT_EQ(current_device(), mine);
   check_allreduce(*grown, all_ranks(), 65537, DataType::kFloat16, ReduceOp::kSum);
+}
+
+// CreateOptions::device puts the communicator on another GPU than the current one; creating and
+// using it leaves the caller's current device as it was.
+TEST(Nccl, ExplicitDeviceLeavesTheCurrentDeviceAlone) {
+  SKIP_WITHOUT_GPUS();
+  if (!gpu_env().spare_gpus) GTEST_SKIP() << "needs two GPUs per rank on every host";
+  const int mine = gpu_env().device;
+  const int other = gpu_env().local + gpu_env().on_host;  // distinct per rank, never `mine`
+  DeviceBytes probe(4, other);
+  auto comm = make_nccl(MPI_COMM_WORLD, probe.p, CreateOptions{.device = other});
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(current_device(), mine);
+  check_allreduce(*comm, all_ranks(), 65537, DataType::kFloat32, ReduceOp::kSum, other);
+  EXPECT_TRUE(comm->barrier().ok());
+  EXPECT_EQ(current_device(), mine);
+  comm.reset();
+  EXPECT_EQ(current_device(), mine);
+}
+
+// Two ranks on one host on one GPU: NCCL does not support it (it may hang), so create() must
+// refuse it on every rank, naming the host and the device, without changing the current device.
+TEST(Nccl, RanksSharingAGpuAreRefused) {
+  if (!gpu_env().any_gpu) GTEST_SKIP() << gpu_env().why;
+  if (gpu_env().max_on_host < 2) GTEST_SKIP() << "needs 2 ranks on one host";
+  // The oracle: do two ranks on one host see the same physical GPU as device 0?
+  std::array<char, 32> bus{};
+  EXPECT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
+  const std::string key = host_name() + "/" + bus.data();
+  std::array<char, 300> mine{};
+  std::strncpy(mine.data(), key.c_str(), mine.size() - 1);
+  std::vector<char> all(static_cast<std::size_t>(world_size()) * mine.size());
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
+  bool clash = false;
+  for (int a = 0; a < world_size(); ++a) {
+    for (int b = a + 1; b < world_size(); ++b) {
+      clash = clash || std::strncmp(all.data() + static_cast<std::size_t>(a) * mine.size(),
+                                    all.data() + static_cast<std::size_t>(b) * mine.size(),
+                                    mine.size()) == 0;
+    }
+  }
+  if (!clash) GTEST_SKIP() << "the ranks of each host see different GPUs as device 0";
+  const bool one_host = gpu_env().on_host == world_size();
+  const int before = current_device();
+
+  // Named explicitly.
+  auto named = create_communicator(MPI_COMM_WORLD, Backend::kNccl, CreateOptions{.device = 0});
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kFailedPrecondition) << named.status();
+  EXPECT_NE(named.status().message().find("device 0"), std::string::npos) << named.status();
+  if (one_host) {
+    EXPECT_NE(named.status().message().find(host_name()), std::string::npos) << named.status();
+  }
+  EXPECT_EQ(current_device(), before);
+
+  // Through the current device, as most callers do.
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  auto current = create_communicator(MPI_COMM_WORLD, Backend::kNccl);
+  EXPECT_EQ(current.status().code(), absl::StatusCode::kFailedPrecondition) << current.status();
+  EXPECT_EQ(current_device(), 0);
+  ASSERT_EQ(cudaSetDevice(before), cudaSuccess);
+}
+
+// The collective is ordered after the caller's stream by an event, not by a host sync: the
+// upload of this rank's values is held back on the caller's stream (a 300 ms host callback, then
+// an async copy over a NaN-filled buffer) and the allreduce is called at once. Without the
+// ordering NCCL would reduce the NaNs.
+TEST(Nccl, CallerStreamOrdersTheCollectiveWithoutHostSync) {
+  SKIP_WITHOUT_GPUS();
+  constexpr std::size_t kCount = 1 << 20;
+  DeviceBytes dev(kCount * sizeof(float));
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  PinnedFloats in(kCount), out(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) in.p[i] = static_cast<float>(value(world_rank(), i));
+  ASSERT_EQ(cudaMemset(dev.p, 0xff, kCount * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  Stream s;
+  delay_stream(s.s, 300);
+  ASSERT_EQ(cudaMemcpyAsync(dev.p, in.p, kCount * sizeof(float), cudaMemcpyHostToDevice, s.s),
+            cudaSuccess);
+  const absl::Status st = comm->allreduce(Tensor{dev.p, kCount, DataType::kFloat32}, ReduceOp::kSum,
+                                          CallOptions{.stream = s.s});
+  EXPECT_TRUE(st.ok()) << st;
+  ASSERT_EQ(cudaMemcpyAsync(out.p, dev.p, kCount * sizeof(float), cudaMemcpyDeviceToHost, s.s),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s.s), cudaSuccess);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    double want = 0;
+    for (int r = 0; r < world_size(); ++r) want += value(r, i);
+    if (static_cast<double>(out.p[i]) != want && bad++ < 5) {
+      ADD_FAILURE() << "element " << i << ": got " << out.p[i] << " want " << want;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+// A communicator is dropped (aborted) without waiting for its peers: rank 0 drops its own while
+// the others still hold theirs and wait, over MPI, to hear that rank 0's drop returned. With a
+// destroy that waits for the other ranks of the host (ncclCommDestroy without finalize) the
+// message would never come; the wait is bounded so that the test fails instead of hanging.
+TEST(Nccl, DroppingACommunicatorDoesNotWaitForPeers) {
+  SKIP_WITHOUT_GPUS();
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks (one GPU each)";
+  DeviceBytes probe(4);
+  auto comm = make_nccl(MPI_COMM_WORLD, probe.p);
+  ASSERT_NE(comm, nullptr);
+  check_allreduce(*comm, all_ranks(), 1021, DataType::kFloat32, ReduceOp::kSum);
+  int token = 0;
+  if (world_rank() == 0) {
+    comm.reset();
+    token = 1;
+    for (int r = 1; r < world_size(); ++r) MPI_Send(&token, 1, MPI_INT, r, 7, MPI_COMM_WORLD);
+  } else {
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Irecv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &req);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    int done = 0;
+    while (done == 0 && std::chrono::steady_clock::now() < deadline) {
+      MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(done, 1) << "rank 0's communicator drop waited for this rank";
+    comm.reset();  // now rank 0 (if it is stuck) is released too
+    if (done == 0) MPI_Wait(&req, MPI_STATUS_IGNORE);
+    EXPECT_EQ(token, 1);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 TEST(Nccl, AbortIsStickyAndLocal) {
@@ -350,7 +562,27 @@ TEST(Nccl, AbortIsStickyAndLocal) {
             absl::StatusCode::kAborted);
   EXPECT_EQ(comm->broadcast(dev.p, 4, 0).code(), absl::StatusCode::kAborted);
   EXPECT_EQ(comm->barrier().code(), absl::StatusCode::kAborted);
-  comm.reset();  // an aborted communicator is released without blocking
+  EXPECT_EQ(comm->allreduce(Tensor{dev.p, 0, DataType::kFloat32}, ReduceOp::kSum).code(),
+            absl::StatusCode::kAborted);  // also when there is nothing to reduce
+  comm.reset();                           // an aborted communicator is released without blocking
+}
+
+// count 0 returns at once without communicating (as Open MPI and NCCL do): rank 0 alone calls it;
+// no peer takes part, and the communicator stays healthy for the next collective.
+TEST(Nccl, EmptyAllreduceIsLocal) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes dev(64);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  if (world_rank() == 0) {
+    EXPECT_TRUE(comm->allreduce(Tensor{dev.p, 0, DataType::kFloat32}, ReduceOp::kSum).ok());
+    EXPECT_TRUE(comm->allreduce(Tensor{nullptr, 0, DataType::kFloat64}, ReduceOp::kAverage).ok());
+    EXPECT_TRUE(comm->broadcast(dev.p, 0, 0).ok());
+  }
+  EXPECT_EQ(comm->allreduce(Tensor{nullptr, 4, DataType::kFloat32}, ReduceOp::kSum).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(comm->health().ok());
+  check_allreduce(*comm, all_ranks(), 13, DataType::kFloat32, ReduceOp::kSum);
 }
 
 // The last rank never enters the allreduce: the others must return DeadlineExceeded (or Aborted)
@@ -382,6 +614,29 @@ TEST(Nccl, MissingPeerTimesOutAndAborts) {
   auto fresh = make_nccl(MPI_COMM_WORLD, dev.p);
   ASSERT_NE(fresh, nullptr);
   check_allreduce(*fresh, all_ranks(), 13, DataType::kFloat32, ReduceOp::kAverage);
+}
+
+// The caller's stream never gets to the collective in time (a 3 s host callback, 500 ms timeout):
+// every rank returns DeadlineExceeded with the communicator aborted, the caller's stream, which
+// waits for the aborted collective, still drains, and the GPU takes a fresh communicator after.
+TEST(Nccl, StuckCallerStreamTimesOutAndAborts) {
+  SKIP_WITHOUT_GPUS();
+  DeviceBytes dev(1 << 20);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  Stream s;
+  delay_stream(s.s, 3000);
+  const absl::Status st =
+      comm->allreduce(Tensor{dev.p, (1 << 20) / 4, DataType::kFloat32}, ReduceOp::kSum,
+                      CallOptions{.timeout = milliseconds(500), .stream = s.s});
+  EXPECT_TRUE(absl::IsDeadlineExceeded(st)) << st;
+  EXPECT_EQ(comm->health().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(cudaStreamSynchronize(s.s), cudaSuccess);
+  comm.reset();
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto fresh = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(fresh, nullptr);
+  check_allreduce(*fresh, all_ranks(), 7, DataType::kFloat32, ReduceOp::kSum);
 }
 
 }  // namespace

@@ -47,7 +47,9 @@ class Communicator {
   virtual MemoryKind memory() const = 0;
   virtual std::string_view backend_name() const = 0;
 
-  // COLLECTIVE, blocking. Reduces `t` in place over all ranks. count 0 is allowed (still collective).
+  // COLLECTIVE, blocking. Reduces `t` in place over all ranks. count 0 is allowed and returns at
+  // once without communicating, on every backend (Open MPI and NCCL both skip empty reductions);
+  // a broken communicator still returns its sticky error.
   virtual absl::Status allreduce(Tensor t, ReduceOp op, CallOptions opts = {}) = 0;
 
   // COLLECTIVE, blocking. Copies `bytes` bytes at `data` from `root` to every rank, bit for bit.
@@ -65,8 +67,9 @@ class Communicator {
 
   // LOCAL helpers that let backend-independent code (tensor fusion) stage data in the backend's
   // memory kind. `scratch` returns a buffer of at least `bytes` bytes owned by the communicator and
-  // valid until the next scratch() call; `copy` copies between buffers of this memory kind
-  // (ordered with the backend's collectives).
+  // valid until the next scratch() call; `copy` copies between buffers of this memory kind and
+  // has finished when it returns (NCCL: device-to-device on the communicator's stream, after its
+  // earlier collectives; the source must be ready, i.e. the caller's stream synchronised).
   virtual absl::StatusOr<std::span<std::byte>> scratch(std::size_t bytes) = 0;
   virtual absl::Status copy(void* dst, const void* src, std::size_t bytes) = 0;
 

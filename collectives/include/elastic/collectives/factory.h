@@ -5,6 +5,8 @@
 //   auto comm = elastic::coll::create_communicator(job_comm, elastic::coll::memory_kind(params.data()));
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include <mpi.h>
@@ -16,10 +18,20 @@ namespace elastic::coll {
 
 enum class Backend : std::uint8_t { kMpi, kNccl };
 
+// CreateOptions::device: the caller's current CUDA device (cudaGetDevice) at create().
+inline constexpr int kCurrentDevice = -1;
+
 struct CreateOptions {
-  // Bounds the whole construction (MPI_Comm_idup; for NCCL also the unique-id broadcast and the
-  // non-blocking ncclCommInitRankConfig, which is aborted when the deadline passes).
+  // Bounds the whole construction (MPI_Comm_idup; for NCCL also the exchange of (host, GPU), the
+  // unique-id broadcast and the non-blocking ncclCommInitRankConfig, which is aborted when the
+  // deadline passes).
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // NCCL only (the MPI backend ignores it): the CUDA device the communicator, its stream and its
+  // scratch buffer live on. The backend never picks a GPU itself: the application chooses one per
+  // process once (e.g. local rank % GPUs at start), keeps its model there, and every communicator
+  // of every later membership uses the same one. create() and the collectives leave the caller's
+  // current device as it was.
+  int device = kCurrentDevice;
 };
 
 // LOCAL, non-blocking. kDevice when `ptr` is CUDA device (or managed) memory, kHost otherwise
@@ -32,8 +44,12 @@ bool backend_available(Backend b);
 // COLLECTIVE over `comm`, blocking up to opts.timeout. The Communicator works on its own
 // duplicate of `comm` (MPI_Comm_idup), so its traffic never mixes with the caller's; `comm` itself
 // is neither owned nor modified and may be freed/repaired by the caller afterwards (a Communicator
-// for the old membership must then be dropped). kNccl picks GPU (local rank % device count): one
-// rank per GPU. Errors: Unavailable (backend not built), DeadlineExceeded, Aborted (a peer failed).
+// for the old membership must then be dropped). kNccl uses opts.device (default: the caller's
+// current device) and needs one GPU per rank: when two ranks on one host name the same GPU, every
+// rank returns FailedPrecondition naming the host and the device (NCCL does not support it and may
+// hang). Errors: Unavailable (backend not built), InvalidArgument (no such device),
+// FailedPrecondition (shared or unusable GPU, on every rank), DeadlineExceeded, Aborted (a peer
+// failed).
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, Backend backend,
                                                                   CreateOptions opts = {});
 // Same, with the backend that fits buffers of `kind` (kHost -> kMpi, kDevice -> kNccl).

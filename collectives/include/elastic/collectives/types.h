@@ -44,6 +44,14 @@ struct Tensor {
 // DeadlineExceeded and leaves the communicator broken (see communicator.h).
 struct CallOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // Device backends (NCCL) only; the MPI backend ignores it. The CUDA stream (a cudaStream_t, kept
+  // as void* so that this header needs no CUDA) on which the caller produced the buffer and will
+  // consume it. The collective starts on the device after the work already enqueued there (an
+  // event, no host synchronisation) and work enqueued there later runs after it, so the caller
+  // need not synchronise its stream first. nullptr: the legacy default stream of the
+  // communicator's device (work on other streams must then be complete before the call). The
+  // timeout also covers the caller's work that the collective waits for.
+  void* stream = nullptr;
 };
 
 }  // namespace elastic::coll
