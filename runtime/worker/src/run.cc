@@ -76,7 +76,7 @@ class Loop {
 absl::Status Loop::form(ResetReason reason) {
   if (comm_) comm_.reset();
   absl::StatusOr<std::unique_ptr<coll::Communicator>> c =
-      coll::create_communicator(m_.comm(), opts_.backend, opts_.create);
+      coll::create_communicator(m_.comm(), coll::Backend::kMpi, opts_.create);
   if (!c.ok()) return c.status();
   comm_ = std::move(*c);
   if (reason == ResetReason::kStart && !opts_.checkpoint_path.empty()) {

@@ -97,7 +97,10 @@ struct RunOptions {
   std::uint64_t epochs = 1;        // run() finishes when the sampler reaches this epoch
   std::uint64_t commit_every = 1;  // steps between in-memory commits (also at each epoch end)
   bool auto_report = true;         // session.report(ids.size()) after every step
-  coll::Backend backend = coll::Backend::kMpi;
+  // No backend choice: the run loop's Communicator (StepContext::comm, on_reset, on_epoch_end) is
+  // always MPI over host memory, because State::sync broadcasts host snapshots through it. A GPU
+  // job builds its own device Communicator (NCCL) for its gradients, once per membership, from
+  // session.comm(), and aborts it in on_reset (examples/03_gpu/main.cc).
   coll::CallOptions call;          // timeout of the run loop's own collectives (sync)
   coll::CreateOptions create;      // timeout of each Communicator construction
   // Durable checkpoints written by the current rank 0 (State::save_checkpoint); rank 0 loads it at
