@@ -1,0 +1,53 @@
+// 01_hello: the smallest elastic training loop. The same program runs standalone
+// (`mpirun -n 4 hello 100`) and under elasticd (`elastic submit hello.toml`), where the runtime
+// grows and shrinks it between steps. The one line a training loop adds is s.report(samples);
+// the rest is the step boundary, where membership changes arrive.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "elastic/session.h"
+
+int main(int argc, char** argv) {
+  using elastic::rt::Event;
+  const long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 100;
+  auto session = elastic::rt::Session::init(&argc, &argv);
+  if (!session.ok()) {
+    std::fprintf(stderr, "hello: %s\n", std::string(session.status().message()).c_str());
+    return 1;
+  }
+  elastic::rt::Session& s = **session;
+  double model = 0;  // the "state": every rank holds the same value
+  // A rank fresh from init() syncs the state like one that saw kChanged: at a grow the old ranks
+  // see kChanged while the new ones come out of init(), so both sides meet in the same Bcast.
+  MPI_Bcast(&model, 1, MPI_DOUBLE, 0, s.comm());
+  for (long step = 0;;) {
+    double grad = 1.0;  // this rank's contribution
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &grad, 1, MPI_DOUBLE, MPI_SUM, s.comm());
+    absl::StatusOr<Event> ev = Event::kContinue;
+    if (rc != MPI_SUCCESS) {
+      ev = s.recover();  // a peer died: the survivors carry on
+    } else {
+      model += grad / s.size();
+      s.report(1);  // <- the one-line change: samples this rank processed
+      ++step;
+      ev = s.step_boundary(step >= steps);
+      if (!ev.ok() && absl::IsAborted(ev.status())) ev = s.recover();
+    }
+    if (!ev.ok()) {
+      std::fprintf(stderr, "hello: %s\n", std::string(ev.status().message()).c_str());
+      s.exit(1);
+    }
+    if (*ev == Event::kChanged || *ev == Event::kRecovered) {
+      // New members need the state: rank 0 (the oldest) sends it to everyone.
+      MPI_Bcast(&model, 1, MPI_DOUBLE, 0, s.comm());
+      std::printf("rank %d of %d (generation %d)\n", s.rank(), s.size(), s.generation());
+    }
+    if (*ev == Event::kStop) {
+      if (s.rank() == 0) std::printf("done: %ld steps, model %.1f, %lld samples\n", step, model,
+                                     static_cast<long long>(s.samples_total()));
+      s.exit(0);
+    }
+    if (*ev == Event::kLeave) s.exit(0);
+  }
+}
