@@ -102,22 +102,44 @@ mkdir -p "$S/demo"
 WORK=$S/demo/work
 mkdir -p "$WORK"
 ln -sf "$TRAINER" "$WORK/fashion_mnist"
+# elasticd holds a lock on daemon.pid while it runs; the pid in it tells whether it still does.
+daemon_pid() { cat "$S/daemon.pid" 2> /dev/null || true; }
+daemon_alive() { local p; p=$(daemon_pid); [ -n "$p" ] && kill -0 "$p" 2> /dev/null; }
+# Starts elasticd and waits (30 s at most) until a new one holds the state dir.
+start_daemon() {
+  local before
+  before=$(daemon_pid)
+  "${UP_CMD[@]}" >> "$S/demo/daemon.log" 2>&1 &
+  UP_PID=$!
+  for _ in $(seq 1 60); do
+    [ "$(daemon_pid)" != "$before" ] && daemon_alive && [ -s "$S/status.json" ] && return 0
+    kill -0 "$UP_PID" 2> /dev/null || return 1
+    sleep 0.5
+  done
+  return 1
+}
+# mpirun of a dead elasticd and the job ranks it left behind (they carry the state dir in their
+# environment); all started by this script.
+stop_daemon() {
+  if [ -n "$UP_PID" ] && kill -0 "$UP_PID" 2> /dev/null; then
+    kill -TERM "$UP_PID" 2> /dev/null
+    for _ in $(seq 1 30); do kill -0 "$UP_PID" 2> /dev/null || break; sleep 0.5; done
+    kill -KILL "$UP_PID" 2> /dev/null || true
+  fi
+  UP_PID=
+  local p
+  for p in /proc/[0-9]*; do
+    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && kill -KILL "${p#/proc/}" 2> /dev/null
+  done
+  return 0
+}
 UP_PID= FEED_PID=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [ -n "$FEED_PID" ] && kill "$FEED_PID" 2> /dev/null
-  if [ -n "$UP_PID" ] && kill -0 "$UP_PID" 2> /dev/null; then
-    say "stopping elasticd"
-    kill -TERM "$UP_PID" 2> /dev/null
-    for _ in $(seq 1 30); do kill -0 "$UP_PID" 2> /dev/null || break; sleep 0.5; done
-    kill -KILL "$UP_PID" 2> /dev/null || true
-  fi
-  # Ranks this demo's daemon started (they carry its state dir in ELASTIC_STDOUT) must not linger.
-  local p
-  for p in /proc/[0-9]*; do
-    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && kill -KILL "${p#/proc/}" 2> /dev/null
-  done
+  [ -n "$UP_PID" ] && say "stopping elasticd"
+  stop_daemon
   say "state dir kept for inspection: $S (events.jsonl, journal.jsonl, jobs/*/stdout, demo/)"
   exit $rc
 }
@@ -129,24 +151,18 @@ trap 'exit 130' INT TERM
 # instead, and elasticd cannot spawn jobs under that (the head host is not in the allocation).
 HOSTS=$S/hostfile
 for ((i = 1; i <= NODES; i++)); do printf 'node%02d slots=1\n' "$i"; done > "$HOSTS"
-UP_CMD=("$MPI_HOME/bin/mpirun" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$HOSTS"
+# DEMO_DAEMON_WRAP (e.g. "gdb -batch -ex run -ex bt --args") runs elasticd under a debugger.
+read -r -a WRAP <<< "${DEMO_DAEMON_WRAP:-}"
+UP_CMD=("$MPI_HOME/bin/mpirun" --with-ft ulfm -n 1 --bind-to none "${WRAP[@]}" "$ELASTICD" --hostfile "$HOSTS"
         --state-dir "$S" --fake-nodes --ranks-per-node 1 --grace-s 10)
 say "starting elasticd on $NODES fake nodes (log: $S/demo/daemon.log):"
 say "  ${UP_CMD[*]}"
-"${UP_CMD[@]}" > "$S/demo/daemon.log" 2>&1 &
-UP_PID=$!
-for _ in $(seq 1 60); do
-  [ -s "$S/status.json" ] && break
-  kill -0 "$UP_PID" 2> /dev/null || break
-  sleep 0.5
-done
-if [ ! -s "$S/status.json" ]; then
+if ! start_daemon; then
   tail -15 "$S/demo/daemon.log" >&2
-  kill -TERM "$UP_PID" 2> /dev/null || true
-  UP_PID=
+  stop_daemon
   fallback "elasticd did not come up within 30 s (log above: $S/demo/daemon.log)"
 fi
-say "elasticd is up: $(head -c 300 "$S/demo/daemon.log" | grep -m1 'elasticd: running' || echo running)"
+say "elasticd is up (pid $(daemon_pid))"
 
 say "replaying the Summit trace: $TRACE_WINDOW trace s from +$TRACE_START s at ${SPEED}x" \
   "-> $(awk "BEGIN{print $TRACE_WINDOW/$SPEED}") wall s (log: $S/demo/feed.log)"
@@ -165,9 +181,11 @@ for j in "${JOBS[@]}"; do
 done
 
 # ---- 3. watch ----------------------------------------------------------------------------------
+# status.json once a second, one line each, for inspection after the run.
 POLLS=$S/demo/polls.jsonl
 : > "$POLLS"
 T0=$SECONDS
+DAEMON_RESTARTS=0
 done_jobs() { grep -oE '"state": "(finished|failed|cancelled)"' "$S/status.json" 2> /dev/null | wc -l; }
 next_show=$T0
 while :; do
@@ -179,7 +197,17 @@ while :; do
     "$ELASTIC" --state-dir "$S" status 2>&1 || true
   fi
   [ "$(done_jobs)" -ge ${#JOBS[@]} ] && break
-  kill -0 "$UP_PID" 2> /dev/null || { tail -20 "$S/demo/daemon.log" >&2; die "elasticd exited"; }
+  if ! daemon_alive; then
+    # Not hidden: announced, counted in the summary, and the reason to look at the log. The
+    # journal brings every job back (running ones restart from their checkpoints).
+    say "!!! elasticd (pid $(daemon_pid)) died unexpectedly; last lines of $S/demo/daemon.log:"
+    tail -5 "$S/demo/daemon.log" | sed 's/^/    /' >&2
+    ((DAEMON_RESTARTS < 2)) || die "elasticd died $((DAEMON_RESTARTS + 1)) times; giving up"
+    DAEMON_RESTARTS=$((DAEMON_RESTARTS + 1))
+    stop_daemon
+    start_daemon || die "elasticd did not come back"
+    say "!!! elasticd restarted (pid $(daemon_pid)); its journal brought the jobs back"
+  fi
   if ((SECONDS - T0 > TIMEOUT)); then
     "$ELASTIC" --state-dir "$S" status >&2 || true
     die "the jobs did not finish within $TIMEOUT s (DEMO_TIMEOUT); see $S"
@@ -192,7 +220,7 @@ printf '\n--- t+%ds  all jobs ended\n' $((SECONDS - T0))
 
 # ---- 4. summary --------------------------------------------------------------------------------
 rc=0
-python3 "$ROOT/scripts/demo/summary.py" "$S" "$POLLS" "$NODES" "${JOBS[@]}" || rc=$?
+python3 "$ROOT/scripts/demo/summary.py" "$S" "$NODES" "${JOBS[@]}" || rc=$?
 say "demo wall time: $((SECONDS - T_START)) s (jobs: $((SECONDS - T0)) s)"
 [ $rc -eq 0 ] || say "a job did not finish (see above and $S/jobs/*/stderr)"
 exit $rc

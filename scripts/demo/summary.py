@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """The end-of-run summary of scripts/demo.sh.
 
-Reads what the runtime left in the state dir (events.jsonl, jobs/<id>/stdout) and the status
-snapshots demo.sh polled once a second (polls.jsonl: status.json with newlines removed), and
-prints per job: samples, rescales, samples/s, node-seconds, final test accuracy; overall: granted
-vs used node-seconds (utilisation) and an elastic-efficiency estimate (samples done vs samples the
-same node counts give at their steady rate measured in this run, DESIGN.md "Metrics").
+Reads what the runtime left in the state dir: events.jsonl (when each job started, grew, shrank,
+was repaired, requeued, ended, on which nodes; the granted pool), journal.jsonl (the submitted
+specs, for their scaling tables) and jobs/<id>/stdout (epochs completed, final test accuracy).
+Prints per job: samples, rescales, samples/s, node-seconds, accuracy; overall: granted vs used
+node-seconds (utilisation) and an efficiency estimate (DESIGN.md "Metrics"): samples trained /
+what the same node counts would give at the jobs' declared scaling tables with no stalls.
 Exit status 1 when a job did not finish.
 
-Usage: summary.py STATE_DIR POLLS_JSONL INITIAL_POOL JOB_ID...
+Usage: summary.py STATE_DIR INITIAL_POOL JOB_ID...
 """
 import json
 import os
 import re
-import statistics
 import sys
+
+kTrainSamples = 60000  # Fashion-MNIST's training set: one epoch
 
 
 def load_lines(path):
@@ -33,24 +35,40 @@ def load_lines(path):
     return out
 
 
-def integrate(steps, t0, t1):
-    """Integral over [t0, t1] of a step function given as sorted (time, value) pairs."""
-    total, value, last = 0.0, 0.0, t0
-    for t, v in steps:
+def segments(steps, t0, t1):
+    """(duration, value) pieces over [t0, t1] of a step function given as (time, value) pairs."""
+    out, value, last = [], 0.0, t0
+    for t, v in sorted(steps, key=lambda p: p[0]):
         if t > t1:
             break
         if t > last:
-            total += value * (t - last)
+            out.append((t - last, value))
             last = t
         value = v
-    return total + value * max(0.0, t1 - last)
+    if t1 > last:
+        out.append((t1 - last, value))
+    return out
+
+
+def table_rate(scaling, n):
+    """r(n) of a spec's [scaling] table: linear between points and from r(0) = 0, flat after."""
+    if not scaling or n <= 0:
+        return None if not scaling else 0.0
+    xs, ys = [0] + list(scaling["nodes"]), [0.0] + list(scaling["samples_per_s"])
+    if n >= xs[-1]:
+        return ys[-1]
+    for k in range(1, len(xs)):
+        if n <= xs[k]:
+            return ys[k - 1] + (ys[k] - ys[k - 1]) * (n - xs[k - 1]) / (xs[k] - xs[k - 1])
+    return ys[-1]
 
 
 def main():
-    state, polls_path, initial_pool = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    ids = sys.argv[4:]
+    state, initial_pool = sys.argv[1], int(sys.argv[2])
+    ids = sys.argv[3:]
     events = load_lines(os.path.join(state, "events.jsonl"))
-    polls = load_lines(polls_path)
+    specs = {r["job"]: r.get("spec", {}) for r in load_lines(os.path.join(state, "journal.jsonl"))
+             if r.get("event") == "submitted"}
 
     t_begin = min((e["t"] for e in events if e["event"] == "job_submitted"), default=None)
     if t_begin is None:
@@ -59,12 +77,14 @@ def main():
     jobs = {i: {"starts": 0, "grown": 0, "shrunk": 0, "recovered": 0, "end": None,
                 "state": "unknown", "samples": 0, "reason": "", "first_start": None,
                 "nodes": [(t_begin, 0)]} for i in ids}
-    pool = [(t_begin, initial_pool)]
+    pool = [(0.0, initial_pool)]
+    last_t = t_begin
     for e in events:
-        j = jobs.get(e.get("job"))
         ev, t = e["event"], e["t"]
+        last_t = max(last_t, t)
         if ev == "hostfile":
-            pool.append((max(t, t_begin), e["pool"]))
+            pool.append((t, e["pool"]))
+        j = jobs.get(e.get("job"))
         if j is None:
             continue
         if ev in ("job_started", "job_grown", "job_shrunk", "job_recovered"):
@@ -86,97 +106,69 @@ def main():
             j["state"] = ev[4:]
             j["samples"] = e.get("samples_done", 0)
             j["reason"] = e.get("reason", "")
-    t_end = max([j["end"] for j in jobs.values() if j["end"]] + [polls[-1]["time"] if polls else t_begin])
-    # The pool before the first hostfile event after t_begin: the last one before it.
-    pool.sort()
-    before = [p for p in pool if p[0] <= t_begin]
-    pool = [(t_begin, before[-1][1])] + [p for p in pool if p[0] > t_begin]
-
-    # Steady rates per (job, node count): pairs of consecutive polls in which the job ran on the
-    # same nodes and its rescale count did not move.
-    rates = {i: {} for i in ids}
-    intervals = {i: [] for i in ids}  # (dt, nodes, dsamples)
-    for p, q in zip(polls, polls[1:]):
-        pj = {x["id"]: x for x in p.get("jobs", [])}
-        qj = {x["id"]: x for x in q.get("jobs", [])}
-        dt = q["time"] - p["time"]
-        for i in ids:
-            a, b = pj.get(i), qj.get(i)
-            if not a or not b or dt <= 0 or a["state"] != "running" or b["state"] != "running":
-                continue
-            n = len(a["nodes"])
-            ds = b["samples_done"] - a["samples_done"]
-            if n == 0 or ds < 0:
-                continue
-            intervals[i].append((dt, n, ds))
-            if sorted(a["nodes"]) == sorted(b["nodes"]) and a["rescales"] == b["rescales"] and ds > 0:
-                rates[i].setdefault(n, []).append(ds / dt)
-    steady = {i: {n: statistics.median(v) for n, v in r.items()} for i, r in rates.items()}
-
-    def rate_at(i, n):
-        table = steady[i]
-        if n in table:
-            return table[n]
-        if not table:
-            return None
-        # Unmeasured count: the nearest measured one scaled linearly (optimistic for n above it).
-        m = min(table, key=lambda k: (abs(k - n), k))
-        return table[m] * n / m
+    ends = [j["end"] for j in jobs.values() if j["end"]]
+    t_end = max(ends) if len(ends) == len(ids) else last_t
 
     print()
-    print("=" * 100)
-    print("Summary (%.0f s from the first submission to the last job's end)" % (t_end - t_begin))
-    print("=" * 100)
-    hdr = "%-14s %-9s %9s %5s %7s %7s %8s %7s %7s %7s %5s %9s"
-    print(hdr % ("job", "state", "samples", "grows", "shrinks", "repairs", "restarts", "run s",
-                 "smp/s", "node-s", "eff", "test acc"))
-    total_s = total_i = used = 0.0
+    print("=" * 104)
+    print("Summary: %d jobs, %.0f s from the first submission to the last job's end" %
+          (len(ids), t_end - t_begin))
+    print("=" * 104)
+    hdr = "%-13s %-9s %8s %8s %6s %7s %7s %8s %6s %6s %6s %5s %8s"
+    print(hdr % ("job", "state", "trained", "counted", "grows", "shrinks", "repairs", "restarts",
+                 "run s", "smp/s", "node-s", "eff", "test acc"))
+    used = trained_all = ideal_all = 0.0
     bad = 0
     for i in ids:
         j = jobs[i]
         end = j["end"] or t_end
         run_s = end - j["first_start"] if j["first_start"] else 0.0
-        node_s = integrate(sorted(j["nodes"]), t_begin, end)
+        pieces = segments(j["nodes"], t_begin, end)
+        node_s = sum(dt * n for dt, n in pieces)
         used += node_s
-        s = sum(ds for _, _, ds in intervals[i])
-        ideal = 0.0
-        for dt, n, _ in intervals[i]:
-            r = rate_at(i, n)
-            ideal += dt * (r if r is not None else 0.0)
-        total_s += s
-        total_i += ideal
-        acc = "-"
+        scaling = specs.get(i, {}).get("scaling")
+        ideal = sum(dt * table_rate(scaling, n) for dt, n in pieces) if scaling else 0.0
+        acc, epochs = "-", 0
         out = os.path.join(state, "jobs", i, "stdout")
         if os.path.exists(out):
-            found = re.findall(r"final test accuracy ([0-9.]+)", open(out, errors="replace").read())
+            text = open(out, errors="replace").read()
+            found = re.findall(r"final test accuracy ([0-9.]+)", text)
             if found:
                 acc = found[-1]
-        samples = j["samples"] or (s if not j["end"] else 0)
-        print(hdr % (i, j["state"], samples, j["grown"], j["shrunk"], j["recovered"],
-                     max(0, j["starts"] - 1), "%.1f" % run_s,
-                     "%.0f" % (samples / run_s) if run_s > 0 else "-", "%.0f" % node_s,
-                     "%.0f%%" % (100 * s / ideal) if ideal > 0 else "-", acc))
+            # "epoch N: ..." lines (an epoch redone after a restart prints again).
+            epochs = max([int(n) + 1 for n in re.findall(r"^epoch ([0-9]+):", text, re.M)] + [0])
+        trained = epochs * kTrainSamples
+        trained_all += trained
+        ideal_all += ideal
+        print(hdr % (i, j["state"], trained, j["samples"], j["grown"], j["shrunk"],
+                     j["recovered"], max(0, j["starts"] - 1), "%.1f" % run_s,
+                     "%.0f" % (trained / run_s) if run_s > 0 else "-", "%.0f" % node_s,
+                     "%.0f%%" % (100 * trained / ideal) if ideal > 0 else "-", acc))
         if j["state"] != "finished":
             bad += 1
-            if j["reason"]:
-                print("    %s: %s" % (i, j["reason"]))
-    for i in ids:
-        if steady[i]:
-            print("  steady samples/s of %-13s by node count: %s" % (
-                i, ", ".join("%d: %.0f" % (n, r) for n, r in sorted(steady[i].items()))))
-    granted = integrate(pool, t_begin, t_end)
-    print("-" * 100)
-    print("granted by the trace: %.0f node-s (%.1f nodes on average over %.0f s)" %
-          (granted, granted / max(1e-9, t_end - t_begin), t_end - t_begin))
-    print("used by the jobs:     %.0f node-s  -> utilisation %.0f%%" %
+            print("    %s: %s" % (i, j["reason"] or "did not finish"))
+    granted = sum(dt * n for dt, n in segments(pool, t_begin, t_end))
+    span = max(1e-9, t_end - t_begin)
+    print("-" * 104)
+    print("granted by the trace: %6.0f node-s (%.1f of %d nodes on average)" %
+          (granted, granted / span, initial_pool))
+    print("used by the jobs:     %6.0f node-s -> utilisation %.0f%%" %
           (used, 100 * used / granted if granted > 0 else 0))
-    if total_i > 0:
-        print("elastic efficiency:   %.0f%% (samples done / samples at the steady rate of the same "
-              "node counts; the rest went to rescales, restarts and joins)" % (100 * total_s / total_i))
-    print("rescales: %d grows, %d shrinks, %d failure repairs, %d restarts" % (
-        sum(j["grown"] for j in jobs.values()), sum(j["shrunk"] for j in jobs.values()),
-        sum(j["recovered"] for j in jobs.values()),
-        sum(max(0, j["starts"] - 1) for j in jobs.values())))
+    if ideal_all > 0:
+        print("efficiency estimate:  %.0f%% = samples trained / samples the same node counts give at "
+              "the jobs' [scaling]\n                      tables with no stalls (what rescales, "
+              "restarts and redone steps cost)" % (100 * trained_all / ideal_all))
+    print("rescales: %d grows, %d shrinks, %d failure repairs, %d restarts (stopped, later resumed "
+          "from a checkpoint)" % (
+              sum(j["grown"] for j in jobs.values()), sum(j["shrunk"] for j in jobs.values()),
+              sum(j["recovered"] for j in jobs.values()),
+              sum(max(0, j["starts"] - 1) for j in jobs.values())))
+    print("trained = completed epochs x %d (the job's output); counted = the runtime's own sample "
+          "counter" % kTrainSamples)
+    restarts = sum(1 for e in events if e["event"] == "daemon_started") - 1
+    if restarts > 0:
+        print("elasticd died and was restarted %d time(s) during the run (see demo/daemon.log)" %
+              restarts)
     return 1 if bad else 0
 
 
