@@ -3,8 +3,9 @@
 # and reclaimed as a real supercomputer's idle nodes were (a time-compressed window of the shared
 # Summit node-state trace), running three Fashion-MNIST training jobs that grow and shrink with
 # the pool. Shows `elastic status` every few seconds and ends with a summary: samples, rescales,
-# samples/s, utilisation, efficiency and test accuracy per job. Exit status non-zero if a job
-# failed (or the demo timed out). The state dir is kept for inspection (printed at the end).
+# samples/s, utilisation, efficiency and test accuracy per job. Exit status: 0 all jobs finished,
+# 1 a job failed (or the demo timed out, or a step failed), 2 only the announced fallback ran.
+# The state dir is kept for inspection (printed at the end).
 #
 # Steps: scripts/install-deps.sh; configure + build the targets it runs; elasticd under mpirun in
 # fake-node mode; `elastic feed trace` into the daemon's hostfile; `elastic submit` x3 (scripts/demo/*.toml);
@@ -81,7 +82,7 @@ fallback() {
   say "Running the fallback instead: the allocator on real data (no MPI, no training)."
   say "=================================================================================="
   local data=$ROOT/../shared/data
-  say "elastic-alloc: one allocation of 1001 ImageNet jobs over 128 nodes"
+  say "elastic-alloc: one allocation for the ImageNet workload (its first jobs) over 128 nodes"
   "$BUILD/allocator/elastic-alloc" --workload "$data/workloads/ImageNet-imgps-jobs-1001J.csv.gz" \
     --nodes 128 || die "elastic-alloc failed"
   say "elastic-replay: the Summit idle-node slice with the 10-job workload, MILP vs equal share"
