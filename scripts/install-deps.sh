@@ -21,7 +21,7 @@ PACKAGES=(
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
-  gnuplot-nox dataset-fashion-mnist procps
+  gnuplot-nox dataset-fashion-mnist procps python3
 )
 
 install_packages() {
