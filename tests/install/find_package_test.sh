@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then configures, builds and runs a separate
+# project that uses find_package(elastic). Arguments: BUILD_DIR SOURCE_DIR MPI_HOME.
+set -euo pipefail
+build=$1 source=$2 mpi_home=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+cmake -S "$source/tests/install/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DMPI_HOME="$mpi_home" > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+"$work/build/consumer"
