@@ -7,9 +7,9 @@
 # 1 a job failed (or the demo timed out, or a step failed), 2 only the announced fallback ran.
 # The state dir is kept for inspection (printed at the end).
 #
-# Steps: scripts/install-deps.sh; configure + build the targets it runs; elasticd under mpirun in
-# fake-node mode; `elastic feed trace` into the daemon's hostfile; `elastic submit` x3 (scripts/demo/*.toml);
-# watch; summarise (scripts/demo/summary.py).
+# Steps: scripts/install-deps.sh; configure + build the targets it runs; `elastic up --fake-nodes`
+# (elasticd under mpirun, fake nodes as labels); `elastic feed trace` into the daemon's hostfile;
+# `elastic submit` x3 (scripts/demo/*.toml); watch; summarise (scripts/demo/summary.py).
 # If elasticd cannot run, it says so and runs the allocator's trace replay instead (announced).
 #
 # Knobs (environment): ELASTIC_BUILD_DIR (default build/default, the "default" preset),
@@ -147,15 +147,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# elasticd in its one-machine mode (node names are labels, every rank runs here), started the way
-# its end-to-end tests start it. `elastic up --fake-nodes` runs a PRRTE daemon per fake node
-# instead, and elasticd cannot spawn jobs under that (the head host is not in the allocation).
+# elasticd in its one-machine mode (node names are labels, every rank runs here) through
+# `elastic up --fake-nodes`, which writes node01..nodeNN into the hostfile the feed drives (and
+# keeps that file as the feed left it when the daemon is restarted).
 HOSTS=$S/hostfile
-for ((i = 1; i <= NODES; i++)); do printf 'node%02d slots=1\n' "$i"; done > "$HOSTS"
-# DEMO_DAEMON_WRAP (e.g. "gdb -batch -ex run -ex bt --args") runs elasticd under a debugger.
-read -r -a WRAP <<< "${DEMO_DAEMON_WRAP:-}"
-UP_CMD=("$MPI_HOME/bin/mpirun" --with-ft ulfm -n 1 --bind-to none "${WRAP[@]}" "$ELASTICD" --hostfile "$HOSTS"
-        --state-dir "$S" --fake-nodes --ranks-per-node 1 --grace-s 10)
+ELASTICD_RUN=$ELASTICD
+if [ -n "${DEMO_DAEMON_WRAP:-}" ]; then  # e.g. "gdb -batch -ex run -ex bt --args": a debugger
+  ELASTICD_RUN=$S/demo/elasticd-wrapped
+  printf '#!/bin/sh\nexec %s %q "$@"\n' "$DEMO_DAEMON_WRAP" "$ELASTICD" > "$ELASTICD_RUN"
+  chmod +x "$ELASTICD_RUN"
+fi
+UP_CMD=("$ELASTIC" --state-dir "$S" up --fake-nodes "$NODES" --slots 1 --hostfile "$HOSTS"
+        --elasticd "$ELASTICD_RUN" --daemon-arg=--ranks-per-node --daemon-arg 1
+        --daemon-arg=--grace-s --daemon-arg 10)
 say "starting elasticd on $NODES fake nodes (log: $S/demo/daemon.log):"
 say "  ${UP_CMD[*]}"
 if ! start_daemon; then

@@ -5,14 +5,18 @@
 namespace elastic::rt {
 
 std::vector<std::string> compose_up_command(const UpOptions& o) {
-  std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1"};
-  if (!o.launch_agent.empty()) {
-    argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
+  std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1",
+                                   "--bind-to",       "none"};
+  if (!o.fake_nodes) {
+    if (!o.launch_agent.empty()) {
+      argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
+    }
+    argv.insert(argv.end(), {"--hostfile", o.hostfile.string()});
   }
-  argv.insert(argv.end(), {"--hostfile", o.hostfile.string()});
   argv.insert(argv.end(), o.mpirun_args.begin(), o.mpirun_args.end());
   argv.insert(argv.end(), {o.elasticd.string(), "--hostfile", o.hostfile.string(), "--state-dir",
                            o.state_dir.string()});
+  if (o.fake_nodes) argv.push_back("--fake-nodes");
   argv.insert(argv.end(), o.elasticd_args.begin(), o.elasticd_args.end());
   return argv;
 }

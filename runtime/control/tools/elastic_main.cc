@@ -312,16 +312,6 @@ fs::path find_elasticd(const fs::path& given) {
   return "elasticd";
 }
 
-fs::path find_agent(const fs::path& given) {
-  if (!given.empty()) return fs::absolute(given);
-  for (const fs::path& p : {fs::path(ELASTIC_SOURCE_DIR) / "scripts/fake_node_agent.sh",
-                            fs::path(ELASTIC_INSTALL_DATADIR) / "fake_node_agent.sh",
-                            exe_dir() / "../share/elastic/fake_node_agent.sh"}) {
-    if (fs::exists(p)) return p.lexically_normal();
-  }
-  return {};
-}
-
 int cmd_up(const fs::path& state_dir, UpArgs a) {
   if (a.fake_nodes <= 0 && a.hostfile.empty()) {
     return fail(absl::InvalidArgumentError("up needs --hostfile FILE or --fake-nodes N"));
@@ -334,13 +324,30 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   o.state_dir = fs::absolute(state_dir);
   o.mpirun_args = a.mpi_args;
   o.elasticd_args = a.daemon_args;
+  // Before touching any hostfile: a running daemon's pool is not ours to rewrite.
+  if (const int pid = dir.ok() ? DaemonLock::holder_pid(*dir) : 0; pid != 0 && !a.dry_run) {
+    return fail(absl::UnavailableError(
+        cat("elasticd (pid ", pid, ") already runs on ", dir->root().string())));
+  }
   if (a.fake_nodes > 0) {
-    o.hostfile = a.hostfile.empty() ? o.state_dir / "fake_hostfile" : fs::absolute(a.hostfile);
-    o.launch_agent = find_agent(a.agent);
-    if (o.launch_agent.empty()) {
-      return fail(absl::NotFoundError("cannot find fake_node_agent.sh; pass --agent PATH"));
+    // Label mode: every rank runs on this machine, so there is no remote daemon to launch.
+    if (!a.agent.empty()) {
+      return fail(absl::InvalidArgumentError(
+          "--agent: fake nodes need no launch agent (every rank runs on this machine)"));
     }
-    if (!a.dry_run) {
+    o.fake_nodes = true;
+    // STATE/fake_hostfile belongs to `up` and is rewritten; a --hostfile FILE that exists belongs
+    // to an adapter (`elastic feed`) and is kept, so a restarted daemon sees the pool as it is.
+    const bool own = a.hostfile.empty();
+    o.hostfile = own ? o.state_dir / "fake_hostfile" : fs::absolute(a.hostfile);
+    if (!own && fs::exists(o.hostfile)) {
+      absl::StatusOr<std::vector<HostEntry>> h = read_hostfile(o.hostfile);
+      if (!h.ok()) return fail(h.status());
+      if (!a.dry_run) {
+        std::cerr << "elastic: " << o.hostfile.string() << " exists: keeping its " << h->size()
+                  << " node(s)\n";
+      }
+    } else if (!a.dry_run) {
       if (absl::Status s = write_hostfile(o.hostfile, fake_nodes(a.fake_nodes, a.slots)); !s.ok()) {
         return fail(s);
       }
@@ -356,10 +363,6 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   if (a.dry_run) {
     std::cout << shell_join(argv) << "\n";
     return kOk;
-  }
-  if (const int pid = DaemonLock::holder_pid(*dir); pid != 0) {
-    return fail(absl::UnavailableError(
-        cat("elasticd (pid ", pid, ") already runs on ", dir->root().string())));
   }
   // mpirun refuses root unless told; the admin running `up` as root has decided already.
   if (::geteuid() == 0) {
@@ -442,13 +445,14 @@ int main(int argc, char** argv) {
   UpArgs up_args;
   up->add_option("--hostfile", up_args.hostfile, "The hostfile elasticd watches");
   up->add_option("--fake-nodes", up_args.fake_nodes,
-                 "One-machine mode: N fake nodes (node01..) run locally by the launch agent")
+                 "One-machine mode: N fake nodes (node01..), labels for ranks that all run here")
       ->check(CLI::Range(1, 999));
-  up->add_option("--slots", up_args.slots, "Slots per fake node")->check(CLI::Range(1, 4096));
+  up->add_option("--slots", up_args.slots, "Slots per fake node (2)")->check(CLI::Range(1, 4096));
   up->add_option("--mpirun", up_args.mpirun, "mpirun to use (default: $MPI_HOME/bin/mpirun)");
   up->add_option("--elasticd", up_args.elasticd, "elasticd to run (default: next to elastic)");
   up->add_option("--agent", up_args.agent,
-                 "Launch agent (plm_ssh_agent; default with --fake-nodes: fake_node_agent.sh)");
+                 "Launch agent for PRRTE's daemons (plm_ssh_agent; default ssh; not with "
+                 "--fake-nodes)");
   up->add_option("--mpi-arg", up_args.mpi_args, "Extra mpirun argument (repeatable)")
       ->allow_extra_args(false);
   up->add_option("--daemon-arg", up_args.daemon_args, "Extra elasticd argument (repeatable)")

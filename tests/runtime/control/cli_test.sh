@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# CLI tests for `elastic`: cli_test.sh CASE ELASTIC_BINARY DATA_DIR AGENT_SCRIPT
+# CLI tests for `elastic`: cli_test.sh CASE ELASTIC_BINARY DATA_DIR [CASE ARGS...]
 # Each case checks exit codes (0 ok, 2 bad input, 1 runtime error) and what the user sees.
 set -uo pipefail
-case_name=$1 elastic=$2 data=$3 agent=$4
-shift 4
+case_name=$1 elastic=$2 data=$3
+shift 3
 tmp=$(mktemp -d)
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
 export ELASTIC_STATE_DIR=$tmp/state
@@ -113,32 +113,91 @@ feed)
   expect_rc 2 "$elastic" feed lsf --input x --hostfile "$tmp/hosts"
   ;;
 up)
+  # Fake nodes are labels: mpirun gets neither the hostfile nor a launch agent.
   expect_rc 0 "$elastic" up --fake-nodes 8 --dry-run --mpirun /opt/mpi/bin/mpirun \
-    --elasticd /opt/bin/elasticd --agent "$agent" --mpi-arg=--mca --mpi-arg coll --mpi-arg '^han' \
+    --elasticd /opt/bin/elasticd --mpi-arg=--mca --mpi-arg coll --mpi-arg '^han' \
     --daemon-arg=--grace-s --daemon-arg 5
-  want="/opt/mpi/bin/mpirun --with-ft ulfm -n 1 --prtemca plm_ssh_agent $agent --hostfile $tmp/state/fake_hostfile --mca coll '^han' /opt/bin/elasticd --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --grace-s 5"
-  [ "$out" = "$want" ] || fail "dry-run line:\n got: $out\nwant: $want"
+  want="/opt/mpi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --mca coll '^han' /opt/bin/elasticd --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --fake-nodes --grace-s 5"
+  [ "$out" = "$want" ] || fail "fake-node dry-run line:\n got: $out\nwant: $want"
+  # A cluster: mpirun gets the granted hostfile (and the agent, if any) to start its daemons.
+  printf 'n1 slots=4\nn2 slots=4\n' >"$tmp/granted"
+  expect_rc 0 "$elastic" up --hostfile "$tmp/granted" --agent /usr/bin/rsh --dry-run --mpirun mpirun \
+    --elasticd /opt/bin/elasticd
+  want="mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent /usr/bin/rsh --hostfile $tmp/granted /opt/bin/elasticd --hostfile $tmp/granted --state-dir $tmp/state"
+  [ "$out" = "$want" ] || fail "cluster dry-run line:\n got: $out\nwant: $want"
   expect_rc 2 "$elastic" up --dry-run
   contains "$err" "--hostfile FILE or --fake-nodes N"
+  expect_rc 2 "$elastic" up --fake-nodes 2 --agent /usr/bin/rsh --dry-run
+  contains "$err" "--agent"
   printf 'n1 slots=two\n' >"$tmp/bad.hosts"
   expect_rc 2 "$elastic" up --hostfile "$tmp/bad.hosts" --dry-run
   contains "$err" "bad.hosts:1:"
+  expect_rc 2 "$elastic" up --fake-nodes 2 --hostfile "$tmp/bad.hosts" --dry-run
+  contains "$err" "bad.hosts:1:"
   # Not a dry run: writes the fake hostfile, then execs mpirun (here: a stand-in that records argv).
   printf '#!/bin/sh\nprintf "%%s\\n" "$@" > %s/argv\n' "$tmp" >"$tmp/fake-mpirun"; chmod +x "$tmp/fake-mpirun"
-  expect_rc 0 "$elastic" up --fake-nodes 3 --slots 4 --mpirun "$tmp/fake-mpirun" --agent "$agent"
+  expect_rc 0 "$elastic" up --fake-nodes 3 --slots 4 --mpirun "$tmp/fake-mpirun"
   [ "$(cat "$tmp/state/fake_hostfile")" = "$(printf 'node01 slots=4\nnode02 slots=4\nnode03 slots=4')" ] \
     || fail "fake hostfile: $(cat "$tmp/state/fake_hostfile")"
-  contains "$(tr '\n' ' ' <"$tmp/argv")" "--with-ft ulfm -n 1 --prtemca plm_ssh_agent $agent"
-  # The agent drops the host and ssh options and runs the command here, as that node.
-  [ "$("$agent" -x -o BatchMode=yes node07 'echo $ELASTIC_FAKE_NODE')" = node07 ] || fail "agent"
+  argv=$(tr '\n' ' ' <"$tmp/argv")
+  contains "$argv" "--with-ft ulfm -n 1 --bind-to none "
+  contains "$argv" "elasticd --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --fake-nodes"
+  lacks "$argv" "plm_ssh_agent"
+  # Its own fake_hostfile is rewritten; an adapter's --hostfile that exists is kept as it is
+  # (a restarted daemon must see the pool the feed left), one that does not is created.
+  expect_rc 0 "$elastic" up --fake-nodes 2 --slots 1 --mpirun "$tmp/fake-mpirun"
+  [ "$(cat "$tmp/state/fake_hostfile")" = "$(printf 'node01 slots=1\nnode02 slots=1')" ] \
+    || fail "fake hostfile not rewritten: $(cat "$tmp/state/fake_hostfile")"
+  expect_rc 0 "$elastic" up --fake-nodes 4 --slots 1 --hostfile "$tmp/pool" --mpirun "$tmp/fake-mpirun"
+  [ "$(wc -l <"$tmp/pool")" = 4 ] || fail "pool not created with 4 nodes: $(cat "$tmp/pool")"
+  printf 'node03 slots=1\n' >"$tmp/pool"
+  expect_rc 0 "$elastic" up --fake-nodes 4 --slots 1 --hostfile "$tmp/pool" --mpirun "$tmp/fake-mpirun"
+  [ "$(cat "$tmp/pool")" = "node03 slots=1" ] || fail "existing pool overwritten: $(cat "$tmp/pool")"
+  contains "$err" "keeping its 1 node(s)"
+  contains "$(tr '\n' ' ' <"$tmp/argv")" "--hostfile $tmp/pool --state-dir $tmp/state --fake-nodes"
   ;;
 up_mpirun)
+  # Through the real mpirun, with a stand-in elasticd that records where and how it ran.
   mpirun=$1
-  printf '#!/bin/sh\necho "daemon on $ELASTIC_FAKE_NODE: $*" > %s/daemon.out\n' "$tmp" >"$tmp/elasticd"
+  printf '#!/bin/sh\necho "daemon label=${ELASTIC_FAKE_NODE:-none}: $*" > %s/daemon.out\n' "$tmp" >"$tmp/elasticd"
   chmod +x "$tmp/elasticd"
-  expect_rc 0 timeout 100 "$elastic" up --fake-nodes 3 --mpirun "$mpirun" --elasticd "$tmp/elasticd" --agent "$agent"
-  [ "$(cat "$tmp/daemon.out" 2>/dev/null)" = "daemon on node01: --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state" ] \
-    || fail "stand-in daemon did not run on node01 via mpirun: $(cat "$tmp/daemon.out" 2>&1) / $err"
+  expect_rc 0 timeout 100 "$elastic" up --fake-nodes 3 --mpirun "$mpirun" --elasticd "$tmp/elasticd"
+  [ "$(cat "$tmp/daemon.out" 2>/dev/null)" = "daemon label=none: --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --fake-nodes" ] \
+    || fail "stand-in daemon did not run under mpirun as the label-mode controller: $(cat "$tmp/daemon.out" 2>&1) / $err"
+  ;;
+up_elasticd)
+  # The real thing: `elastic up --fake-nodes 2` runs elasticd, which runs two jobs one after the
+  # other on both fake nodes (a second spawn is what a PRRTE daemon per fake node could not do).
+  mpirun=$1 elasticd=$2 hello=$3
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  "$elastic" up --fake-nodes 2 --slots 1 --mpirun "$mpirun" --elasticd "$elasticd" \
+    --daemon-arg=--ranks-per-node --daemon-arg 1 >"$tmp/up.log" 2>&1 &
+  up_pid=$!
+  stop_up() { kill -TERM "$up_pid" 2>/dev/null; for _ in $(seq 1 50); do kill -0 "$up_pid" 2>/dev/null || return; sleep 0.2; done; kill -KILL "$up_pid" 2>/dev/null; }
+  trap 'stop_up; chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+  wait_for() { local end=$((SECONDS + $1)); while ((SECONDS < end)); do eval "$2" && return 0; sleep 0.2; done; return 1; }
+  journal_events() {  # the job's journal events, in order
+    python3 -c 'import json,sys; print(" ".join(r["event"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2]))' \
+      "$tmp/state/journal.jsonl" "$1" 2>/dev/null
+  }
+  journal_started_nodes() {
+    python3 -c 'import json,sys; print(" ".join(next(r["nodes"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2] and r["event"] == "started")))' \
+      "$tmp/state/journal.jsonl" "$1" 2>/dev/null
+  }
+  wait_for 60 '[ -s "$tmp/state/status.json" ]' || { fail "elasticd did not start: $(tail -5 "$tmp/up.log")"; exit 1; }
+  expect_rc 0 "$elastic" nodes --json
+  [ "$(printf '%s' "$out" | python3 -c 'import json,sys; print(" ".join(n["name"] for n in json.load(sys.stdin)))')" = "node01 node02" ] \
+    || fail "nodes: $out"
+  for id in first second; do
+    printf 'id = "%s"\ncommand = "%s"\nargs = ["300"]\nmin_nodes = 2\nmax_nodes = 2\n' "$id" "$hello" >"$tmp/$id.toml"
+    expect_rc 0 "$elastic" submit "$tmp/$id.toml"
+    wait_for 90 "[ \"\$(journal_events $id)\" = 'submitted started finished' ]" \
+      || fail "job $id: journal says '$(journal_events "$id")' / $(tail -5 "$tmp/up.log")"
+    [ "$(journal_started_nodes "$id")" = "node01 node02" ] \
+      || fail "job $id did not start on node01+node02: $(journal_started_nodes "$id")"
+  done
+  lacks "$(cat "$tmp/up.log")" "MPI_ERR"
+  lacks "$(cat "$tmp/up.log")" "unable to reach"
   ;;
 nodes)
   mkdir -m 0700 -p "$tmp/state"

@@ -110,24 +110,43 @@ TEST(FakeNodes, NamesArePaddedAndParseBack) {
   }
 }
 
-TEST(UpCommand, ComposesMpirunLine) {
+TEST(UpCommand, ClusterModeGivesMpirunTheHostfileAndAgent) {
   UpOptions o;
   o.mpirun = "/opt/ompi/bin/mpirun";
   o.elasticd = "/usr/bin/elasticd";
-  o.hostfile = "/s/fake hosts";
+  o.hostfile = "/s/granted hosts";
   o.state_dir = "/s";
-  o.launch_agent = "/a/fake_node_agent.sh";
+  o.launch_agent = "/usr/bin/rsh";
   o.mpirun_args = {"--mca", "coll", "^han"};
   o.elasticd_args = {"--grace-s", "10"};
-  const auto argv = compose_up_command(o);
-  EXPECT_EQ(shell_join(argv),
-            "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --prtemca plm_ssh_agent "
-            "/a/fake_node_agent.sh --hostfile '/s/fake hosts' --mca coll '^han' /usr/bin/elasticd "
-            "--hostfile '/s/fake hosts' --state-dir /s --grace-s 10");
+  EXPECT_EQ(shell_join(compose_up_command(o)),
+            "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
+            "/usr/bin/rsh --hostfile '/s/granted hosts' --mca coll '^han' /usr/bin/elasticd "
+            "--hostfile '/s/granted hosts' --state-dir /s --grace-s 10");
   o.launch_agent.clear();
   const auto plain = compose_up_command(o);
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "--prtemca"), 0);
   EXPECT_EQ(shell_join({"it's"}), "'it'\\''s'");
+}
+
+// Fake nodes are labels: mpirun must get neither the hostfile nor an agent (a PRRTE daemon per
+// fake node takes only one spawn), and elasticd must be told to run every rank here.
+TEST(UpCommand, FakeNodeModeKeepsTheHostfileFromMpirun) {
+  UpOptions o;
+  o.mpirun = "mpirun";
+  o.elasticd = "/b/elasticd";
+  o.hostfile = "/s/fake_hostfile";
+  o.state_dir = "/s";
+  o.fake_nodes = true;
+  o.launch_agent = "/ignored/agent";
+  o.elasticd_args = {"--ranks-per-node", "1"};
+  const auto argv = compose_up_command(o);
+  EXPECT_EQ(shell_join(argv),
+            "mpirun --with-ft ulfm -n 1 --bind-to none /b/elasticd --hostfile /s/fake_hostfile "
+            "--state-dir /s --fake-nodes --ranks-per-node 1");
+  const auto daemon = std::find(argv.begin(), argv.end(), "/b/elasticd");
+  EXPECT_EQ(std::count(argv.begin(), daemon, "--hostfile"), 0);
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--prtemca"), 0);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// `elastic up`: the mpirun command line that starts elasticd (rank 0 = controller), and the
-// one-machine fake-node mode (DESIGN.md "Testing many nodes on one machine"): a hostfile of
-// made-up names plus a launch agent, scripts/fake_node_agent.sh, that drops the host argument
-// and runs PRRTE's daemon locally with ELASTIC_FAKE_NODE=<name>.
+// `elastic up`: the mpirun command line that starts elasticd (rank 0 = controller). Two modes:
+// on a cluster, mpirun gets the granted hostfile (and optionally a launch agent) so PRRTE can
+// start its daemons on those nodes; with fake nodes (one machine), the hostfile names are only
+// labels: mpirun gets no hostfile and elasticd runs every rank here, tagged
+// ELASTIC_FAKE_NODE=<name> (docs/runtime_known_limitations.md: a PRRTE daemon per fake node
+// takes only one spawn in Open MPI 5.0.7).
 #pragma once
 
 #include <filesystem>
@@ -17,13 +19,18 @@ struct UpOptions {
   std::filesystem::path elasticd = "elasticd";
   std::filesystem::path hostfile;  // the watched hostfile (elasticd --hostfile)
   std::filesystem::path state_dir;
-  std::filesystem::path launch_agent;    // "" = mpirun's default (ssh)
+  bool fake_nodes = false;               // label mode (elasticd --fake-nodes)
+  std::filesystem::path launch_agent;    // cluster mode only; "" = mpirun's default (ssh)
   std::vector<std::string> mpirun_args;  // extra, before the program (e.g. "--mca", "coll", "^han")
   std::vector<std::string> elasticd_args;  // extra, after the program's own
 };
 
-// mpirun --with-ft ulfm -n 1 [--prtemca plm_ssh_agent AGENT] --hostfile HOSTFILE [mpirun_args]
-//   ELASTICD --hostfile HOSTFILE --state-dir DIR [elasticd_args]
+// Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none [--prtemca plm_ssh_agent AGENT]
+//               --hostfile HOSTFILE [mpirun_args] ELASTICD --hostfile HOSTFILE --state-dir DIR
+//               [elasticd_args]
+// Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
+//               ELASTICD --hostfile HOSTFILE --state-dir DIR --fake-nodes [elasticd_args]
+// (--bind-to none: elasticd is one mostly idle process that must not pin a core a rank needs.)
 std::vector<std::string> compose_up_command(const UpOptions& options);
 // The argv as one shell-pasteable line (arguments quoted when needed).
 std::string shell_join(const std::vector<std::string>& argv);
