@@ -86,6 +86,12 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       job.ended_at = t;
       job.samples_done = r.value("samples_done", job.samples_done);
       job.nodes.clear();
+    } else if (event == "requeued") {
+      // Off its nodes but not over: waits to start again (the daemon's own view of it is the
+      // same to_restart); its history (starts, rescales, checkpoint) is kept.
+      job.state = JobState::kToRestart;
+      job.nodes.clear();
+      job.ranks = 0;
     } else if (event == "failed" || event == "cancelled") {
       job.state = event == "failed" ? JobState::kFailed : JobState::kCancelled;
       job.ended_at = t;
@@ -233,6 +239,9 @@ absl::Status Journal::failed(std::string_view job, std::string_view reason) {
 }
 absl::Status Journal::cancelled(std::string_view job, std::string_view reason) {
   return append("cancelled", job, {{"reason", reason}});
+}
+absl::Status Journal::requeued(std::string_view job, std::string_view reason) {
+  return append("requeued", job, {{"reason", reason}});
 }
 
 }  // namespace elastic::rt

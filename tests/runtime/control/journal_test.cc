@@ -77,6 +77,72 @@ TEST(Journal, ReplayRebuildsStates) {
   EXPECT_EQ(find(*r, "gone")->state, JobState::kCancelled);
 }
 
+// Every event elasticd journals (runtime/daemon/src/daemon.cc: submitted, started, rescaled,
+// requeued, finished, failed, cancelled) replays without a warning. "requeued" (all of a job's
+// nodes taken back) puts the job back to waiting, keeping it and its history; it can start again.
+TEST(Journal, RequeuedJobWaitsAndStartsAgain) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.status();
+    for (const char* id : {"waiting", "again", "ended"}) ASSERT_TRUE(j->submitted(spec(id)).ok());
+    for (const char* id : {"waiting", "again", "ended"}) {
+      ASSERT_TRUE(j->started(id, {"n1", "n2"}, 2).ok());
+      ASSERT_TRUE(j->rescaled(id, {"n1"}, 1, "shrink").ok());
+    }
+    ASSERT_TRUE(j->checkpoint("waiting", "/ckpt/w", 300).ok());
+    // The daemon's own spelling of the record (it calls append directly).
+    ASSERT_TRUE(j->append("requeued", "waiting", {{"reason", "all nodes taken back"}}).ok());
+    ASSERT_TRUE(j->requeued("again", "all nodes taken back").ok());
+    ASSERT_TRUE(j->started("again", {"n3"}, 1).ok());
+    ASSERT_TRUE(j->requeued("ended", "all nodes taken back").ok());
+    ASSERT_TRUE(j->started("ended", {"n4"}, 1).ok());
+    ASSERT_TRUE(j->failed("ended", "rank 0 exited with code 1").ok());
+  }
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+  EXPECT_EQ(r->records, 16u);
+  ASSERT_EQ(r->jobs.size(), 3u);
+  const JobRecord* waiting = find(*r, "waiting");
+  EXPECT_EQ(waiting->state, JobState::kToRestart);
+  EXPECT_TRUE(waiting->nodes.empty());
+  EXPECT_EQ(waiting->ranks, 0);
+  EXPECT_EQ(waiting->starts, 1);
+  EXPECT_EQ(waiting->rescales, 1);
+  EXPECT_EQ(waiting->checkpoint, "/ckpt/w");
+  EXPECT_EQ(waiting->samples_done, 300);
+  EXPECT_TRUE(waiting->reason.empty());  // not failed
+  const JobRecord* again = find(*r, "again");
+  EXPECT_EQ(again->state, JobState::kToRestart);  // was running again when the daemon went away
+  EXPECT_EQ(again->nodes, (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(again->starts, 2);
+  EXPECT_EQ(find(*r, "ended")->state, JobState::kFailed);
+  EXPECT_EQ(find(*r, "ended")->starts, 2);
+
+  // The live view (apply_journal_record, as the daemon applies records) agrees: no warning.
+  std::vector<JobRecord> jobs;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(apply_journal_record(
+                  {{"event", "submitted"}, {"job", "x"}, {"spec", job_spec_to_json(spec("x"))}},
+                  jobs, &warnings)
+                  .ok());
+  ASSERT_TRUE(
+      apply_journal_record({{"event", "started"}, {"job", "x"}, {"nodes", {"n1"}}, {"ranks", 1}},
+                           jobs, &warnings)
+          .ok());
+  ASSERT_TRUE(
+      apply_journal_record({{"event", "requeued"}, {"job", "x"}, {"reason", "r"}}, jobs, &warnings)
+          .ok());
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(jobs.at(0).state, JobState::kToRestart);
+  // An event this build does not know is still only a warning (a newer daemon's journal).
+  ASSERT_TRUE(apply_journal_record({{"event", "paused"}, {"job", "x"}}, jobs, &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("unknown event 'paused'"), std::string::npos) << warnings[0];
+}
+
 // Cut the file at every byte inside the last record: each is a crash mid-append.
 TEST(Journal, TornLastLineIsDroppedAndRepaired) {
   TempDir dir;

@@ -1,6 +1,8 @@
 // The durable job history: journal.jsonl, one JSON object per line, appended and fsynced before
 // the daemon acts on it. Replaying it after a crash rebuilds every job's state: queued jobs stay
 // queued, running ones come back as "to restart" (from their checkpoint when they have one).
+// A job the daemon took off its nodes without ending it (e.g. all of them were taken back) is
+// "requeued": it waits for nodes again, to restart from its checkpoint, as after a crash.
 // A torn last line (crash mid-write) is dropped and truncated away; a bad line elsewhere is
 // data loss and refuses to replay, naming the line.
 //
@@ -9,7 +11,7 @@
 //   rescaled  {"nodes": [...], "ranks": N, "reason": "..."}
 //   checkpoint {"path": "...", "samples_done": N}
 //   finished  {"samples_done": N}           failed    {"reason": "..."}
-//   cancelled {"reason": "..."}
+//   cancelled {"reason": "..."}              requeued  {"reason": "..."}
 #pragma once
 
 #include <cstdint>
@@ -86,6 +88,7 @@ class Journal {
   absl::Status finished(std::string_view job, std::int64_t samples_done);
   absl::Status failed(std::string_view job, std::string_view reason);
   absl::Status cancelled(std::string_view job, std::string_view reason);
+  absl::Status requeued(std::string_view job, std::string_view reason);
 
  private:
   Journal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
