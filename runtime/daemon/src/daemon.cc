@@ -367,7 +367,8 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   launch.stdout_path = dir_.job_stdout(spec.id);
   launch.stderr_path = dir_.job_stderr(spec.id);
   launch.ranks_per_node = spec.ranks_per_node > 0 ? spec.ranks_per_node : default_ranks_;
-  job.group = std::make_unique<JobGroup>(std::move(launch), placement_, options_.directive_timeout);
+  job.group = std::make_unique<JobGroup>(std::move(launch), placement_, options_.directive_timeout,
+                                         options_.spawn_timeout);
   const auto t0 = Clock::now();
   absl::Status st = job.group->start(nodes);
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

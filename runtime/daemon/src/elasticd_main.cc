@@ -31,6 +31,7 @@ int finalize_and_exit(int code) {
 int main(int argc, char** argv) {
   elastic::rt::DaemonOptions o;
   double directive_timeout_s = 60;
+  double spawn_timeout_s = 60;
   CLI::App app("elasticd: the elastic runtime's controller (run under mpirun --with-ft ulfm -n 1)");
   app.add_option("--hostfile", o.hostfile, "Hostfile of granted nodes, watched for changes")
       ->required();
@@ -47,15 +48,21 @@ int main(int argc, char** argv) {
   app.add_option("--directive-timeout-s", directive_timeout_s,
                  "Give up on a job whose ranks do not reach a step boundary within this")
       ->check(CLI::PositiveNumber);
+  app.add_option("--spawn-timeout-s", spawn_timeout_s,
+                 "Fail a job whose MPI_Comm_spawn does not return within this (e.g. its command "
+                 "exits before MPI_Init)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
+  o.spawn_timeout = std::chrono::milliseconds(static_cast<long>(spawn_timeout_s * 1000));
 
+  // MULTIPLE: MPI_Comm_spawn runs in a helper thread so that it can be abandoned (bounded_spawn.h).
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   int size = 0;
@@ -63,6 +70,9 @@ int main(int argc, char** argv) {
   if (size != 1) {
     std::fprintf(stderr, "elasticd: run it as a single process (mpirun -n 1), not %d\n", size);
     return finalize_and_exit(2);
+  }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    std::fprintf(stderr, "elasticd: MPI has no MPI_THREAD_MULTIPLE: spawns are not bounded\n");
   }
   struct sigaction sa = {};
   sa.sa_handler = on_signal;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <thread>
+#include <utility>
 
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/daemon/bounded_spawn.h"
 #include "elastic/protocol.h"
 #include "elastic/repair.h"
 #include "fmt/format.h"
@@ -17,26 +19,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// RAII MPI_Info.
-class Info {
- public:
-  Info() { MPI_Info_create(&info_); }
-  ~Info() { MPI_Info_free(&info_); }
-  Info(const Info&) = delete;
-  Info& operator=(const Info&) = delete;
-  void set(const char* key, const std::string& value) { MPI_Info_set(info_, key, value.c_str()); }
-  MPI_Info get() const { return info_; }
-
- private:
-  MPI_Info info_ = MPI_INFO_NULL;
-};
-
 }  // namespace
 
 JobGroup::JobGroup(LaunchSpec spec, Placement placement,
-                   std::chrono::milliseconds directive_timeout)
-    : spec_(std::move(spec)), placement_(std::move(placement)),
-      directive_timeout_(directive_timeout) {}
+                   std::chrono::milliseconds directive_timeout,
+                   std::chrono::milliseconds spawn_timeout)
+    : spec_(std::move(spec)),
+      placement_(std::move(placement)),
+      directive_timeout_(directive_timeout),
+      spawn_timeout_(spawn_timeout) {}
 
 JobGroup::~JobGroup() {
   if (job_) abort();
@@ -50,78 +41,78 @@ std::vector<std::string> JobGroup::nodes() const {
   return out;
 }
 
-absl::Status JobGroup::broadcast(int* data, int count) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  ELASTIC_MPI_CHECK(MPI_Ibcast(data, count, MPI_INT, 0, job_.get(), &req));
+absl::Status JobGroup::exchange(std::span<int> data, const char* what) {
   const auto deadline = Clock::now() + directive_timeout_;
-  for (;;) {
-    int done = 0;
-    ELASTIC_MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (done) return absl::OkStatus();
-    if (Clock::now() > deadline) {
-      return absl::DeadlineExceededError(fmt::format(
-          "job {}: its ranks did not reach a step boundary within {} ms", spec_.job_id,
-          directive_timeout_.count()));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  absl::Status st = proto::exchange_ints(data, /*root=*/true, job_.get(), deadline, what);
+  if (absl::IsDeadlineExceeded(st)) {
+    return absl::DeadlineExceededError(
+        fmt::format("job {}: its ranks did not all take the {} within {} ms", spec_.job_id, what,
+                    directive_timeout_.count()));
   }
+  if (!st.ok()) {
+    // Whatever went wrong, the ranks must not wait on J for a controller that moves on.
+    job_.revoke();
+    if (absl::IsInternal(st)) return absl::AbortedError(st.message());
+  }
+  return st;
 }
 
-absl::Status JobGroup::header(int directive, int count, int reason) {
-  proto::Header h{static_cast<proto::Directive>(directive), count, generation_, reason};
-  std::array<int, proto::kHeaderInts> raw = proto::encode(h);
-  return broadcast(raw.data(), proto::kHeaderInts);
+absl::Status JobGroup::header(int directive, int count, int reason, int list_sum) {
+  proto::Header h{static_cast<proto::Directive>(directive), count, generation_, reason, list_sum};
+  proto::RawHeader raw = proto::encode(h);
+  return exchange(raw, "directive");
 }
 
 absl::Status JobGroup::send_order() {
   int code = proto::kOrderFollow;
   // The leader is J rank 1 (the oldest rank); a small message, sent eagerly.
-  ELASTIC_MPI_CHECK(MPI_Send(&code, 1, MPI_INT, 1, proto::kTagOrder, job_.get()));
-  return absl::OkStatus();
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Isend(&code, 1, MPI_INT, 1, proto::kTagOrder, job_.get(), &req));
+  absl::Status st = proto::wait_request(&req, Clock::now() + directive_timeout_, "order");
+  if (!st.ok()) job_.revoke();  // completes the request too
+  return st;
 }
 
 absl::Status JobGroup::resume(int reason) {
-  if (absl::Status st = header(static_cast<int>(proto::Directive::kResume), 0, reason); !st.ok()) {
-    return st;
-  }
-  // The controller is not part of the compute communicator.
-  Comm none;
-  ELASTIC_MPI_CHECK(MPI_Comm_split(job_.get(), MPI_UNDEFINED, 0, none.out()));
-  return absl::OkStatus();
+  // The ranks form C among themselves (MPI_Comm_create_group): nothing more for the controller.
+  return header(static_cast<int>(proto::Directive::kResume), 0, reason);
 }
 
 absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
-  Info info;
-  const int n = std::max(1, spec_.ranks_per_node);
-  info.set("host", fmt::format("{}:{}", placement_.fake_nodes ? placement_.head_host : node, n));
-  info.set("map_by", ":OVERSUBSCRIBE");
-  if (!spec_.workdir.empty()) info.set("wdir", spec_.workdir);
-  std::string env = fmt::format("ELASTIC_JOB_ID={}\nELASTIC_NODE={}\nELASTIC_STDOUT={}\nELASTIC_STDERR={}",
-                                spec_.job_id, node, spec_.stdout_path.string(),
-                                spec_.stderr_path.string());
+  SpawnRequest req;
+  req.command = spec_.command;
+  req.args = spec_.args;
+  req.procs = std::max(1, spec_.ranks_per_node);
+  req.info.emplace_back(
+      "host", fmt::format("{}:{}", placement_.fake_nodes ? placement_.head_host : node, req.procs));
+  req.info.emplace_back("map_by", ":OVERSUBSCRIBE");
+  if (!spec_.workdir.empty()) req.info.emplace_back("wdir", spec_.workdir);
+  std::string env =
+      fmt::format("ELASTIC_JOB_ID={}\nELASTIC_NODE={}\nELASTIC_STDOUT={}\nELASTIC_STDERR={}",
+                  spec_.job_id, node, spec_.stdout_path.string(), spec_.stderr_path.string());
   if (placement_.fake_nodes) env += fmt::format("\nELASTIC_FAKE_NODE={}", node);
   for (const auto& [k, v] : spec_.env) env += fmt::format("\n{}={}", k, v);
-  info.set("PMIX_ENVAR", env);
-  std::vector<char*> argv;
-  for (const std::string& a : spec_.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  req.info.emplace_back("PMIX_ENVAR", env);
   if (!first) {
     ++generation_;
     if (absl::Status st = header(static_cast<int>(proto::Directive::kSpawn), 0, 0); !st.ok()) {
       return st;
     }
   }
-  Comm inter;
-  std::vector<int> errcodes(static_cast<std::size_t>(n), MPI_SUCCESS);
-  ELASTIC_MPI_CHECK(MPI_Comm_spawn(spec_.command.c_str(), argv.data(), n, info.get(), 0,
-                                   first ? MPI_COMM_SELF : job_.get(), inter.out(),
-                                   errcodes.data()));
-  MPI_Comm_set_errhandler(inter.get(), MPI_ERRORS_RETURN);
+  absl::StatusOr<Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
+  if (!inter.ok()) {
+    if (absl::IsDeadlineExceeded(inter.status())) {
+      // J (if any) went to the abandoned spawn, revoked: this job cannot go on.
+      fatal_ = fmt::format("node {}: {}", node, std::string(inter.status().message()));
+      rank_nodes_.clear();
+    }
+    return inter.status();
+  }
   Comm merged;
-  ELASTIC_MPI_CHECK(MPI_Intercomm_merge(inter.get(), 0, merged.out()));
+  ELASTIC_MPI_CHECK(MPI_Intercomm_merge(inter->get(), 0, merged.out()));
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
-  rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(n), node);
+  rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
   return absl::OkStatus();
 }
 
@@ -171,13 +162,13 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
   ++generation_;
   if (absl::Status st = header(static_cast<int>(proto::Directive::kLeave),
-                               static_cast<int>(leaving.size()), 0);
+                               static_cast<int>(leaving.size()), 0, proto::list_checksum(leaving));
       !st.ok()) {
     return handle_error(st);
   }
-  if (absl::Status st = broadcast(leaving.data(), static_cast<int>(leaving.size())); !st.ok()) {
-    return handle_error(st);
-  }
+  if (absl::Status st = exchange(leaving, "leaving list"); !st.ok()) return handle_error(st);
+  // Every rank took the list (the exchange completes only then), so all of J enters this split;
+  // a rank that fails in it is reported by ULFM, one that finds the list invalid revokes J.
   Comm next;
   if (const int rc = MPI_Comm_split(job_.get(), 0, 0, next.out()); rc != MPI_SUCCESS) {
     return handle_error(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
@@ -253,8 +244,27 @@ absl::Status JobGroup::repair() {
   return absl::OkStatus();
 }
 
+bool JobGroup::receive(void* buf, int count, MPI_Datatype type, const MPI_Status& probed,
+                       PollResult& out) {
+  const int rc =
+      MPI_Recv(buf, count, type, probed.MPI_SOURCE, probed.MPI_TAG, job_.get(), MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) return true;
+  absl::Status st = coll::mpi_status(rc, "MPI_Recv(poll)", __FILE__, __LINE__);
+  if (coll::is_process_failure(rc)) st = repair();
+  if (!st.ok()) {
+    out.error = std::string(st.message());
+    abort();
+  }
+  return false;
+}
+
 PollResult JobGroup::poll() {
   PollResult out;
+  if (fatal_) {
+    out.error = std::exchange(fatal_, std::nullopt);
+    abort();
+    return out;
+  }
   for (int i = 0; i < 64 && job_; ++i) {
     int flag = 0;
     MPI_Status status;
@@ -272,19 +282,20 @@ PollResult JobGroup::poll() {
     const int src = status.MPI_SOURCE;
     if (status.MPI_TAG == proto::kTagProgress) {
       std::array<double, proto::kProgressDoubles> p{};
-      MPI_Recv(p.data(), proto::kProgressDoubles, MPI_DOUBLE, src, status.MPI_TAG, job_.get(),
-               MPI_STATUS_IGNORE);
+      if (!receive(p.data(), proto::kProgressDoubles, MPI_DOUBLE, status, out)) break;
       samples_total_ = p[0];
       samples_per_s_ = p[1];
+      progress_steps_ = p[2];
+      progress_ranks_ = static_cast<int>(p[3]);
       out.progressed = true;
     } else if (status.MPI_TAG == proto::kTagDone) {
       int code = 0;
-      MPI_Recv(&code, 1, MPI_INT, src, status.MPI_TAG, job_.get(), MPI_STATUS_IGNORE);
+      if (!receive(&code, 1, MPI_INT, status, out)) break;
       out.done = true;
       break;  // the ranks wait in follow() for kStop
     } else if (status.MPI_TAG == proto::kTagExit) {
       std::array<int, 2> p{};
-      MPI_Recv(p.data(), 2, MPI_INT, src, status.MPI_TAG, job_.get(), MPI_STATUS_IGNORE);
+      if (!receive(p.data(), 2, MPI_INT, status, out)) break;
       const auto idx = static_cast<std::size_t>(src - 1);
       out.error = fmt::format("rank {} on node {} exited with code {}", src - 1,
                               idx < rank_nodes_.size() ? rank_nodes_[idx] : "?", p[0]);
@@ -294,7 +305,7 @@ PollResult JobGroup::poll() {
       int bytes = 0;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
       std::vector<char> sink(static_cast<std::size_t>(std::max(bytes, 1)));
-      MPI_Recv(sink.data(), bytes, MPI_BYTE, src, status.MPI_TAG, job_.get(), MPI_STATUS_IGNORE);
+      if (!receive(sink.data(), bytes, MPI_BYTE, status, out)) break;
     }
   }
   out.lost_nodes = std::move(lost_);

@@ -40,6 +40,15 @@ absl::StatusOr<Comm> repair_comm(const Comm& broken, const RepairOptions& option
   Comm shrunk;
   absl::Status last = absl::AbortedError("repair_comm: no attempt made");
   for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
+    // Bound for the blocking shrink: agree first that every live member has entered the repair.
+    // A member that is alive but elsewhere (it finalized without failing, or gave up on this
+    // communicator) never joins; the shrink would wait for it forever, the agreement times out.
+    int present = 1;
+    if (absl::Status st = agree(current, present, options.agree_timeout);
+        absl::IsDeadlineExceeded(st)) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("repair_comm: not every live member joined the repair: ", st.message()));
+    }
     Comm next;
     const int rc = MPIX_Comm_shrink(current, next.out());
     int ok = rc == MPI_SUCCESS ? 1 : 0;

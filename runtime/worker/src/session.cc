@@ -6,8 +6,8 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -21,28 +21,27 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr unsigned kFinalizeTimeoutS = 10;
 
-// Bounded receive of the controller's header: Ibcast + test loop (a plain MPI_Bcast could wait
-// forever on a controller that is gone).
-absl::Status bcast_ints(int* data, int count, MPI_Comm comm, std::chrono::milliseconds timeout) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  ELASTIC_MPI_CHECK(MPI_Ibcast(data, count, MPI_INT, 0, comm, &req));
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    int done = 0;
-    ELASTIC_MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (done) return absl::OkStatus();
-    if (Clock::now() > deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("no directive from the controller within ", timeout.count(), " ms"));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+// C = J without the controller (J rank 0), in J order. MPI_Comm_create_group is collective over
+// the ranks only, so the controller never waits on it.
+absl::Status make_compute(MPI_Comm job, Comm& compute) {
+  MPI_Group all = MPI_GROUP_NULL;
+  MPI_Group ranks = MPI_GROUP_NULL;
+  ELASTIC_MPI_CHECK(MPI_Comm_group(job, &all));
+  const int controller = 0;
+  int rc = MPI_Group_excl(all, 1, &controller, &ranks);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(job, ranks, proto::kTagCompute, compute.out());
+  MPI_Group_free(&all);
+  if (ranks != MPI_GROUP_NULL) MPI_Group_free(&ranks);
+  ELASTIC_MPI_CHECK(rc);
+  MPI_Comm_set_errhandler(compute.get(), MPI_ERRORS_RETURN);
+  return absl::OkStatus();
 }
 
 // Under the runtime each rank appends its output to the job's files in the state dir (the
 // controller names them in the spawn environment), line-buffered so ranks' lines do not mix.
 void redirect_output() {
-  for (auto [var, stream] : {std::pair{"ELASTIC_STDOUT", stdout}, std::pair{"ELASTIC_STDERR", stderr}}) {
+  for (auto [var, stream] :
+       {std::pair{"ELASTIC_STDOUT", stdout}, std::pair{"ELASTIC_STDERR", stderr}}) {
     const char* path = std::getenv(var);
     if (path == nullptr || *path == '\0') continue;
     if (std::freopen(path, "a", stream) != nullptr) std::setvbuf(stream, nullptr, _IOLBF, 0);
@@ -97,44 +96,65 @@ Session::~Session() {
 
 absl::StatusOr<Event> Session::follow() {
   bool changed = false;
+  // Any failure here leaves J in an unknown state for the others: revoke it so that nobody (the
+  // controller included) waits for this rank, and report Aborted so that the caller repairs.
+  auto broken = [this](absl::Status st) {
+    compute_.revoke();
+    job_.revoke();
+    if (absl::IsInternal(st)) return absl::AbortedError(st.message());
+    return st;
+  };
   for (;;) {
-    std::array<int, proto::kHeaderInts> raw{};
-    if (absl::Status st = bcast_ints(raw.data(), proto::kHeaderInts, job_.get(),
-                                     options_.directive_timeout);
+    proto::RawHeader raw{};
+    const auto deadline = Clock::now() + options_.directive_timeout;
+    if (absl::Status st = proto::exchange_ints(raw, false, job_.get(), deadline, "directive");
         !st.ok()) {
-      return st;
+      return broken(st);
     }
-    const proto::Header h = proto::decode(raw);
-    generation_ = h.generation;
-    switch (h.directive) {
+    absl::StatusOr<proto::Header> h = proto::decode(raw, job_.size());
+    if (!h.ok()) {
+      std::fprintf(stderr, "elastic: %s\n", std::string(h.status().message()).c_str());
+      return broken(h.status());
+    }
+    generation_ = h->generation;
+    switch (h->directive) {
       case proto::Directive::kSpawn: {
         // Arguments other than root and comm are ignored on non-root ranks.
         char empty[] = "";
         Comm inter;
-        ELASTIC_MPI_CHECK(MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, job_.get(),
-                                         inter.out(), MPI_ERRCODES_IGNORE));
+        if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, job_.get(),
+                                          inter.out(), MPI_ERRCODES_IGNORE);
+            rc != MPI_SUCCESS) {
+          return broken(coll::mpi_status(rc, "MPI_Comm_spawn", __FILE__, __LINE__));
+        }
         Comm merged;
-        ELASTIC_MPI_CHECK(MPI_Intercomm_merge(inter.get(), 0, merged.out()));
+        if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
+          return broken(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
+        }
         MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
         job_ = std::move(merged);
         changed = true;
         break;
       }
       case proto::Directive::kLeave: {
-        std::vector<int> leaving(static_cast<std::size_t>(h.count));
-        if (h.count > 0) {
-          if (absl::Status st = bcast_ints(leaving.data(), h.count, job_.get(),
-                                           options_.directive_timeout);
-              !st.ok()) {
-            return st;
-          }
+        std::vector<int> leaving(static_cast<std::size_t>(h->count));
+        if (absl::Status st =
+                proto::exchange_ints(leaving, false, job_.get(), deadline, "leaving list");
+            !st.ok()) {
+          return broken(st);
+        }
+        if (absl::Status st = proto::validate_leaving(leaving, *h, job_.size()); !st.ok()) {
+          std::fprintf(stderr, "elastic: %s\n", std::string(st.message()).c_str());
+          return broken(st);
         }
         const int me = job_.rank();
         bool leave = false;
         for (int r : leaving) leave = leave || r == me;
         Comm next;
-        ELASTIC_MPI_CHECK(
-            MPI_Comm_split(job_.get(), leave ? MPI_UNDEFINED : 0, me, next.out()));
+        if (const int rc = MPI_Comm_split(job_.get(), leave ? MPI_UNDEFINED : 0, me, next.out());
+            rc != MPI_SUCCESS) {
+          return broken(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
+        }
         if (leave) return Event::kLeave;
         MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
         job_ = std::move(next);
@@ -142,15 +162,11 @@ absl::StatusOr<Event> Session::follow() {
         break;
       }
       case proto::Directive::kResume: {
-        ELASTIC_MPI_CHECK(MPI_Comm_split(job_.get(), 0, job_.rank(), compute_.out()));
-        MPI_Comm_set_errhandler(compute_.get(), MPI_ERRORS_RETURN);
-        return changed || h.reason != 0 ? Event::kChanged : Event::kContinue;
+        if (absl::Status st = make_compute(job_.get(), compute_); !st.ok()) return broken(st);
+        return changed || h->reason != 0 ? Event::kChanged : Event::kContinue;
       }
       case proto::Directive::kStop:
         return Event::kStop;
-    }
-    if (static_cast<int>(h.directive) < 1 || static_cast<int>(h.directive) > 4) {
-      return absl::InternalError(absl::StrCat("unknown directive ", raw[0], " from controller"));
     }
   }
 }
@@ -189,14 +205,19 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
     ELASTIC_MPI_CHECK(MPI_Iprobe(0, proto::kTagOrder, job_.get(), &flag, &status));
     if (flag) {
       int code = 0;
-      ELASTIC_MPI_CHECK(MPI_Recv(&code, 1, MPI_INT, 0, proto::kTagOrder, job_.get(),
-                                 MPI_STATUS_IGNORE));
-      order = 1;
+      if (const int rc =
+              MPI_Recv(&code, 1, MPI_INT, 0, proto::kTagOrder, job_.get(), MPI_STATUS_IGNORE);
+          rc != MPI_SUCCESS) {
+        compute_.revoke();
+        job_.revoke();
+        return coll::mpi_status(rc, "MPI_Recv(order)", __FILE__, __LINE__);
+      }
+      order = code == proto::kOrderFollow ? 1 : 0;
     }
   }
   std::array<double, 3> buf{static_cast<double>(pending_samples_), order, done ? 1.0 : 0.0};
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, buf.data(), 3, MPI_DOUBLE, MPI_SUM,
-                                   compute_.get());
+  if (const int rc =
+          MPI_Allreduce(MPI_IN_PLACE, buf.data(), 3, MPI_DOUBLE, MPI_SUM, compute_.get());
       rc != MPI_SUCCESS) {
     compute_.revoke();
     job_.revoke();
@@ -248,14 +269,18 @@ void Session::exit(int code) {
   // 5.0.7, while free + MPI_Finalize is clean (tests/runtime/daemon/pitfalls.sh). After a peer
   // failure MPI_Finalize can still hang; the alarm turns that into a signal death, which ULFM's
   // mpirun tolerates (an _exit without MPI_Finalize would abort the whole mpirun).
+  alarm(kFinalizeTimeoutS);  // also bounds the sends below if the controller is gone
   if (progress_req_ != MPI_REQUEST_NULL) MPI_Wait(&progress_req_, MPI_STATUS_IGNORE);
   if (job_ && code != 0) {
     int payload[2] = {code, job_.rank()};
     MPI_Send(payload, 2, MPI_INT, 0, proto::kTagExit, job_.get());  // eager: never blocks long
   }
+  // Peers must not wait for this rank in a collective on C (a finalized rank is not a failed
+  // process to ULFM, so they could wait forever). J stays: the controller must still receive the
+  // kTagExit above; it revokes J itself when it does.
+  if (code != 0) compute_.revoke();
   compute_.reset();
   job_.reset();
-  alarm(kFinalizeTimeoutS);
   MPI_Finalize();
   std::exit(code);
 }

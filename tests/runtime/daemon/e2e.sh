@@ -2,7 +2,7 @@
 # Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd (issue 4),
 # each against a real elasticd under mpirun --with-ft ulfm with fake nodes (labels) and
 # test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice kill churn restart
-# bad_input.
+# bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -177,6 +177,35 @@ case_bad_input() {
   wait_for 10 "[ \$(count_events hostfile_rejected) -ge 1 ]" || fail "bad hostfile update not reported"
   grep -E '"(submission_rejected|job_failed|hostfile_rejected)"' "$S/events.jsonl" | cut -c1-300
   wait_for 120 '[ "$(job_state good)" = finished ]' || fail "the good job did not finish: $(job_state good)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+}
+
+case_spawn_exit() {  # commands that exit before MPI_Init: the spawn is abandoned, not hung
+  hosts_range 4
+  start_daemon --spawn-timeout-s 5
+  # At start: /bin/sh -c "exit 1" never joins; the job fails with the reason, elasticd goes on.
+  {
+    echo 'id = "sh1"'; echo 'command = "/bin/sh"'; echo 'args = ["-c", "exit 1"]'
+    echo 'min_nodes = 1'; echo 'max_nodes = 1'
+  } > "$T/sh1.toml"
+  "$ELASTIC" --state-dir "$S" submit "$T/sh1.toml" > /dev/null || fail "submit sh1"
+  wait_for 60 '[ "$(job_state sh1)" = failed ]' || fail "sh -c 'exit 1' not failed: $(job_state sh1)"
+  grep '"job_failed"' "$S/events.jsonl" | grep sh1 | grep -q "did not return within" ||
+    fail "no spawn-timeout reason for sh1"
+  # At a grow: the trainer exits before MPI_Init on node02 only. The job fails with the reason,
+  # its ranks on node01 exit (bounded), and a later job still runs to the end.
+  hosts_list node01
+  submit g2 100000 1 2 ELASTIC_TEST_EXIT_BEFORE_INIT_ON=node02
+  wait_for 60 '[ "$(job_ranks g2)" = 1 ]' || fail "g2 did not start on node01"
+  hosts_list node01 node02
+  wait_for 90 '[ "$(job_state g2)" = failed ]' || fail "g2 not failed: $(job_state g2)"
+  grep '"job_failed"' "$S/events.jsonl" | grep g2 | grep -q "did not return within" ||
+    fail "no spawn-timeout reason for g2"
+  wait_for 90 '[ -z "$(label_pids node01)" ]' || fail "ranks of g2 left on node01: $(label_pids node01)"
+  grep -E '"job_failed"' "$S/events.jsonl" | cut -c1-300
+  grep '"job_grown"' "$S/events.jsonl" | grep g2 | cut -c1-300
+  submit ok 300 1 2
+  wait_for 120 '[ "$(job_state ok)" = finished ]' || fail "a later job did not finish: $(job_state ok)"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
 

@@ -2,8 +2,10 @@
 //   pitfall_probe spawn HOST...   one spawn+merge+allreduce per host ("host" info key, 2 ranks),
 //                                 prints "spawn HOST ok" per success
 //   pitfall_probe leave MODE      spawns 2 ranks on the local node twice; the children leave by
-//                                 MODE: free-finalize | disconnect-finalize | exit-no-finalize | sigkill;
-//                                 the parent prints "round N ok" and "parent finalized"
+//                                 MODE: free-finalize | disconnect-finalize | exit-no-finalize |
+//                                 sigkill; the parent prints "round N ok" and "parent finalized"
+//   pitfall_probe noinit          spawns /bin/sh -c "exit 1" (exits before MPI_Init); prints
+//                                 "spawning" and, if MPI_Comm_spawn ever returns, "spawn returned"
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -42,6 +44,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (what == "noinit") {
+    char sh[] = "/bin/sh";
+    char dash_c[] = "-c";
+    char code[] = "exit 1";
+    char* sh_argv[] = {dash_c, code, nullptr};
+    MPI_Comm inter = MPI_COMM_NULL;
+    std::printf("spawning\n");
+    std::fflush(stdout);
+    const int rc = MPI_Comm_spawn(sh, sh_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,
+                                  MPI_ERRCODES_IGNORE);
+    std::printf("spawn returned %d\n", rc);
+    std::fflush(stdout);
+    _exit(0);
+  }
   const bool spawn_mode = what == "spawn";
   const int rounds = spawn_mode ? argc - 2 : 2;
   for (int i = 0; i < rounds; ++i) {

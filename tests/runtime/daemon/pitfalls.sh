@@ -30,4 +30,10 @@ run 40 --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh"
 check "first spawn onto a fake node daemon works" 'grep -q "spawn node01:2 ok" $tmp/out'
 check "second spawn onto a fake node daemon is unreachable (pitfall 4)" \
   '! grep -q "spawn node02:2 ok" $tmp/out && grep -q "unable to reach each other" $tmp/out'
+# F: MPI_Comm_spawn of a command that exits before MPI_Init does not return (Open MPI waits for
+# the children's connection data; elasticd bounds it in a helper thread: bounded_spawn.h and the
+# e2e case spawn_exit).
+run 20 "$probe" noinit
+check "spawn of a command that exits before MPI_Init hangs" \
+  'grep -q "spawning" $tmp/out && ! grep -q "spawn returned" $tmp/out'
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }

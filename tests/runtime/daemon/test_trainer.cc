@@ -3,7 +3,9 @@
 // step boundary. Prints one line per membership change so tests can follow generations.
 //   test_trainer STEPS   env: ELASTIC_TEST_STEP_US (sleep per step, default 2000),
 //                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself),
-//                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init).
+//                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init),
+//                             ELASTIC_TEST_EXIT_BEFORE_INIT_ON=NODE (exit(1) before MPI_Init when
+//                             ELASTIC_FAKE_NODE is NODE: a command that never joins).
 #include <signal.h>
 #include <unistd.h>
 
@@ -28,6 +30,9 @@ int main(int argc, char** argv) {
   const long step_us = env_long("ELASTIC_TEST_STEP_US", 2000);
   const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
   const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
+  const char* no_init_on = std::getenv("ELASTIC_TEST_EXIT_BEFORE_INIT_ON");
+  const char* node = std::getenv("ELASTIC_FAKE_NODE");
+  if (no_init_on != nullptr && node != nullptr && std::string(no_init_on) == node) return 1;
   auto session = elastic::rt::Session::init(&argc, &argv);
   if (!session.ok()) {
     std::fprintf(stderr, "test_trainer: %s\n", std::string(session.status().message()).c_str());

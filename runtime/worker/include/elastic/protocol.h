@@ -12,56 +12,99 @@
 // Orders. The controller sends an int (kTagOrder, point to point on J) to the leader. The leader
 // picks it up with MPI_Iprobe at its next step boundary and all ranks learn of it through the
 // per-step boundary allreduce on C; then every rank of J enters follow(): a loop in which the
-// controller broadcasts a Header on J and all members of J carry out that directive together:
+// controller sends a Header to all of J (exchange_ints below) and all members of J carry out that
+// directive together:
 //   kSpawn   MPI_Comm_spawn on J, root = controller (one node's ranks), then merge (new ranks
 //            last). The new ranks merge with their parent intercommunicator and enter follow().
-//   kLeave   `count` J ranks (broadcast next) leave: MPI_Comm_split; leavers drop out of follow(),
-//            free their communicators and MPI_Finalize (never disconnect: pitfall 3).
-//   kResume  split J into C; back to training (state sync from C rank 0).
+//   kLeave   `count` J ranks (sent next, also with exchange_ints) leave: MPI_Comm_split;
+//            leavers drop out of follow(), free their communicators and MPI_Finalize (never
+//            disconnect: pitfall 3).
+//   kResume  the ranks form C with MPI_Comm_create_group (the controller takes no part, so it
+//            never waits on a compute communicator); back to training (state sync from C rank 0).
 //   kStop    the job is over (done or cancelled): ranks return from follow() and exit.
+// Every directive is an MPI_Iallreduce(SUM) over J in which only the controller contributes
+// non-zero ints, waited for with a deadline: it completes on the controller only once every rank
+// of J has entered it, so the blocking call that may follow (split, spawn) starts with everybody
+// present. A header carries a magic number and a checksum and is validated by decode(): a rank
+// that gets an invalid one (a communication failure that MPI did not report: seen once as an
+// all-zero header after libnbc printed "error 75" while MPI_Test said success) revokes J and
+// takes the ULFM repair path; it never exits on it.
 // Failure. A rank that sees a process failure revokes C and J; the controller sees the revoke (or
-// the failure) on J. Everybody then runs repair_comm(J) (ULFM shrink + agree) and enters follow().
+// the failure) on J. Everybody then runs repair_comm(J) (ULFM agree + shrink + agree) and enters
+// follow().
 //
 // Progress. The leader sends a Progress record (kTagProgress) at most every progress period, and
 // kTagDone with an exit code when the job's loop has finished; the controller answers with kStop.
 // A rank that ends with a non-zero code outside that flow (Session::exit(code != 0)) first sends
-// kTagExit {code, J rank}: the controller marks the job failed with that reason (a rank that
-// finalized is not a "failed process" to ULFM, so nothing else would tell it).
+// kTagExit {code, J rank} (the controller marks the job failed with that reason: a rank that
+// finalized is not a "failed process" to ULFM, so nothing else would tell it) and revokes C, so
+// that its peers do not wait for it; the controller revokes J when it receives kTagExit.
 //
 // Spawn environment (set by the controller, read by Session::init): ELASTIC_JOB_ID,
 // ELASTIC_FAKE_NODE (one-machine harness: the node label), ELASTIC_STDOUT / ELASTIC_STDERR (files
 // the rank appends its output to: jobs/<id>/stdout, stderr in the state dir).
 #pragma once
 
+#include <mpi.h>
+
 #include <array>
+#include <chrono>
 #include <cstdint>
+#include <span>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace elastic::rt::proto {
 
 inline constexpr int kTagOrder = 0x4501;
 inline constexpr int kTagProgress = 0x4502;
 inline constexpr int kTagDone = 0x4503;
-inline constexpr int kTagExit = 0x4504;  // 2 ints: exit code, J rank
+inline constexpr int kTagExit = 0x4504;     // 2 ints: exit code, J rank
+inline constexpr int kTagCompute = 0x4505;  // MPI_Comm_create_group of C (ranks only)
 
 // Orders the controller sends to the leader (one int).
 inline constexpr int kOrderFollow = 1;
 
 enum class Directive : int { kSpawn = 1, kLeave = 2, kResume = 3, kStop = 4 };
 
-// Broadcast on J by the controller as kHeaderInts ints.
+// Sent to all of J by the controller as kHeaderInts ints: {kMagic, directive, count, generation,
+// reason, list_sum, checksum}, every value >= 0 (the SUM exchange adds the ranks' zeros).
 struct Header {
   Directive directive = Directive::kResume;
-  int count = 0;       // kLeave: number of J ranks listed in the following broadcast
+  int count = 0;       // kLeave: number of J ranks listed in the following exchange
   int generation = 0;  // membership generation after this directive (for logs and tests)
   int reason = 0;      // 0 = plan, 1 = repair after failure, 2 = start
+  int list_sum = 0;    // kLeave: list_checksum() of the list that follows
 };
-inline constexpr int kHeaderInts = 4;
-inline std::array<int, kHeaderInts> encode(const Header& h) {
-  return {static_cast<int>(h.directive), h.count, h.generation, h.reason};
-}
-inline Header decode(const std::array<int, kHeaderInts>& a) {
-  return Header{static_cast<Directive>(a[0]), a[1], a[2], a[3]};
-}
+inline constexpr int kMagic = 0x454c4153;  // "ELAS"
+inline constexpr int kHeaderInts = 7;
+using RawHeader = std::array<int, kHeaderInts>;
+
+// LOCAL. Non-negative 31-bit checksum of `values`, never 0 for a header (the magic is included).
+int checksum(std::span<const int> values);
+inline int list_checksum(std::span<const int> ranks) { return checksum(ranks); }
+
+RawHeader encode(const Header& h);
+// LOCAL. Validates magic, checksum and ranges against the size of J (controller included).
+// Aborted (a communication failure: repair J) when anything is off, naming what.
+absl::StatusOr<Header> decode(const RawHeader& raw, int job_size);
+// LOCAL. A kLeave list: `count` ascending J ranks in [1, job_size), matching the header's list_sum.
+absl::Status validate_leaving(std::span<const int> ranks, const Header& h, int job_size);
+
+// LOCAL wait for `*req` until `deadline` (MPI_Test loop). Checks the return code and, for a
+// completed request, status.MPI_ERROR. Errors as for exchange_ints; on DeadlineExceeded `*req` is
+// still pending.
+absl::Status wait_request(MPI_Request* req, std::chrono::steady_clock::time_point deadline,
+                          const char* what);
+
+// COLLECTIVE over J, bounded. The controller (`root`) sends `data`; every other member receives it
+// (MPI_Iallreduce SUM; receivers' input is zeroed here). Completes on the root only once every
+// member has entered. Checks MPI_Test's return code and the status's MPI_ERROR. On a failure or
+// timeout the request may still be pending: the caller must revoke `comm` (that completes it).
+// Errors: Aborted (process failure / revoked), DeadlineExceeded, Internal (other MPI errors).
+absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
+                           std::chrono::steady_clock::time_point deadline, const char* what);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {

@@ -1,8 +1,10 @@
 // The one ULFM repair of libelastic, used by the controller and by every rank of a job after a
-// process failure. Canonical order (ulfm-testing tutorial/10.respawn.c): revoke -> shrink ->
-// agree -> [spawn + merge are done afterwards by the controller through the follow() protocol,
-// see protocol.h] -> agree -> restore the error handler, inside a bounded retry loop: a failure
-// during the repair itself makes the agreement fail and the loop shrinks again.
+// process failure. Canonical order (ulfm-testing tutorial/10.respawn.c), with a bounded agreement
+// first so that the blocking shrink only starts once every live member is there:
+// revoke -> agree -> shrink -> agree -> [spawn + merge are done afterwards by the controller
+// through the follow() protocol, see protocol.h] -> agree -> restore the error handler, inside a
+// bounded retry loop: a failure during the repair itself makes the agreement fail and the loop
+// shrinks again.
 #pragma once
 
 #include <chrono>
@@ -15,7 +17,8 @@ namespace elastic::rt {
 struct RepairOptions {
   int max_attempts = 5;
   // Bounds each agreement (MPIX_Comm_iagree + test loop). MPIX_Comm_shrink has no non-blocking
-  // form in Open MPI 5.0.7; it completes once every survivor has entered it.
+  // form in Open MPI 5.0.7; it completes once every survivor has entered it, which the agreement
+  // before it checks within this bound (a live member that never joins => DeadlineExceeded).
   std::chrono::milliseconds agree_timeout{std::chrono::seconds(60)};
 };
 

@@ -30,6 +30,7 @@ struct DaemonOptions {
   bool fake_nodes = false;     // one-machine mode: nodes are labels, ranks run on this host
   double debounce_s = 0.5;     // events closer than this are planned together
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
   int ranks_per_node = 0;      // default for jobs that say 0 (0 = from hwloc)
 };

@@ -4,9 +4,14 @@
 // messages and notices process failures, repairing J with the survivors (repair.h).
 //
 // All verbs are blocking and COLLECTIVE with the job's ranks, who join at their next step
-// boundary; waits for them are bounded by `directive_timeout`. MPI_Comm_spawn itself has no
-// timeout in Open MPI 5.0.7: a command that exits before MPI_Init makes it hang
-// (docs/runtime.md "Known limitations"), which is why commands are resolved before spawning.
+// boundary; every wait for them is bounded by `directive_timeout` (each directive is an exchange
+// that completes only once all ranks are in it, protocol.h), and J is revoked whenever the
+// controller gives up on it, so that no rank waits for it either. MPI_Comm_spawn is bounded by
+// `spawn_timeout` in a helper thread (bounded_spawn.h: a command that exits before MPI_Init would
+// hang it); commands are also resolved before spawning, so a missing one fails at once. Left
+// unbounded: the blocking calls that follow a completed exchange (MPI_Comm_split on kLeave,
+// MPI_Intercomm_merge after a spawn), which return on a rank's failure (ULFM) or a revoke, and
+// the ULFM shrink, which starts only after a bounded agreement (repair.h).
 #pragma once
 
 #include <chrono>
@@ -14,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,15 +51,18 @@ struct Placement {
 // What poll() found.
 struct PollResult {
   bool progressed = false;
-  bool done = false;                 // the job's ranks said they are finished (then call stop())
-  std::optional<std::string> error;  // the job cannot go on (a rank exited non-zero, ...)
+  bool done = false;                    // the job's ranks said they are finished (then call stop())
+  std::optional<std::string> error;     // the job cannot go on (a rank exited non-zero, ...)
   std::vector<std::string> lost_nodes;  // nodes whose ranks died (J repaired without them)
 };
 
 class JobGroup {
  public:
+  // `spawn_timeout` bounds each MPI_Comm_spawn (bounded_spawn.h); a spawn that times out fails
+  // the job (reported by start() or by the next poll()).
   JobGroup(LaunchSpec spec, Placement placement,
-           std::chrono::milliseconds directive_timeout = std::chrono::seconds(60));
+           std::chrono::milliseconds directive_timeout = std::chrono::seconds(60),
+           std::chrono::milliseconds spawn_timeout = std::chrono::seconds(60));
   ~JobGroup();
   JobGroup(const JobGroup&) = delete;
   JobGroup& operator=(const JobGroup&) = delete;
@@ -81,11 +90,17 @@ class JobGroup {
   // Latest progress report.
   double samples_total() const { return samples_total_; }
   double samples_per_s() const { return samples_per_s_; }
+  // Size of the compute communicator and step count in the latest progress report (0 before one).
+  int progress_ranks() const { return progress_ranks_; }
+  double progress_steps() const { return progress_steps_; }
 
  private:
   absl::Status spawn_node(const std::string& node, bool first);
-  absl::Status broadcast(int* data, int count);
-  absl::Status header(int directive, int count, int reason);
+  // Bounded exchange of the controller's ints with all of J (protocol.h); revokes J on failure.
+  absl::Status exchange(std::span<int> data, const char* what);
+  absl::Status header(int directive, int count, int reason, int list_sum = 0);
+  // poll()'s checked receive of a probed message; false (and `out.error` or a repair) on failure.
+  bool receive(void* buf, int count, MPI_Datatype type, const MPI_Status& probed, PollResult& out);
   absl::Status resume(int reason);
   absl::Status send_order();
   // After an MPI error during a verb: repair if it was a process failure, else give up on J.
@@ -95,12 +110,16 @@ class JobGroup {
   LaunchSpec spec_;
   Placement placement_;
   std::chrono::milliseconds directive_timeout_;
+  std::chrono::milliseconds spawn_timeout_;
+  std::optional<std::string> fatal_;  // reported by the next poll(): the job cannot go on
   Comm job_;
   std::vector<std::string> rank_nodes_;  // J rank i+1 lives on rank_nodes_[i]
   std::vector<std::string> lost_;        // reported by the next poll()
   int generation_ = 0;
   double samples_total_ = 0;
   double samples_per_s_ = 0;
+  int progress_ranks_ = 0;
+  double progress_steps_ = 0;
 };
 
 }  // namespace elastic::rt

@@ -1,0 +1,38 @@
+// MPI_Comm_spawn with a deadline. Open MPI 5.0.7 has no spawn timeout: when the spawned command
+// exits before MPI_Init, the parent's MPI_Comm_spawn waits for the children to publish their
+// connection data (a PMIx lookup whose 600 s timeout in ompi/dpm did not take effect here: no
+// return after 720 s), and no spawn info key reaches PRRTE with a timeout. So the call runs in a
+// helper thread (elasticd initialises MPI with MPI_THREAD_MULTIPLE) and the caller stops waiting
+// at the deadline; the helper keeps everything the call uses and cleans up if MPI ever returns
+// (possibly never: one blocked thread per abandoned spawn).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "elastic/comm.h"
+
+namespace elastic::rt {
+
+struct SpawnRequest {
+  std::string command;
+  std::vector<std::string> args;
+  int procs = 1;
+  std::vector<std::pair<std::string, std::string>> info;  // MPI_Info keys and values
+};
+
+// COLLECTIVE over `*parent` with the caller as root (rank 0), or LOCAL when `parent` is null (the
+// caller spawns alone, on a private duplicate of MPI_COMM_SELF). Blocks at most `timeout` when MPI
+// provides MPI_THREAD_MULTIPLE; otherwise the spawn runs inline and is not bounded.
+// Returns the intercommunicator (MPI_ERRORS_RETURN). Errors: Internal/Aborted from MPI (spawn
+// refused, a parent rank failed); DeadlineExceeded when the spawn did not return in time: then
+// `*parent` has been revoked (the other parent ranks, blocked in their part of the spawn, return
+// with an error) and handed to the helper thread, so it is null on return; the abandoned spawn's
+// intercommunicator is revoked and freed if it ever completes.
+absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
+                                   std::chrono::milliseconds timeout);
+
+}  // namespace elastic::rt

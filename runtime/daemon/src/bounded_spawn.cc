@@ -1,0 +1,107 @@
+// bounded_spawn (bounded_spawn.h): MPI_Comm_spawn in a detached helper thread, abandoned at the
+// deadline. Everything the call touches lives in a shared Call, so the helper never refers to
+// the caller's stack after an abandon.
+#include "elastic/daemon/bounded_spawn.h"
+
+#include <mpi-ext.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "elastic/collectives/mpi_check.h"
+#include "fmt/format.h"
+
+namespace elastic::rt {
+
+namespace {
+
+struct Call {
+  SpawnRequest request;
+  MPI_Info info = MPI_INFO_NULL;
+  Comm own_parent;  // the private SELF duplicate, or the caller's parent once abandoned
+  MPI_Comm parent = MPI_COMM_NULL;
+  Comm inter;
+  int rc = MPI_SUCCESS;
+  std::vector<int> errcodes;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  bool abandoned = false;
+
+  ~Call() {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  }
+};
+
+void run_spawn(const std::shared_ptr<Call>& call) {
+  std::vector<char*> argv;
+  for (const std::string& a : call->request.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  MPI_Comm inter = MPI_COMM_NULL;
+  const int rc = MPI_Comm_spawn(call->request.command.c_str(), argv.data(), call->request.procs,
+                                call->info, 0, call->parent, &inter, call->errcodes.data());
+  std::lock_guard<std::mutex> lock(call->mu);
+  call->rc = rc;
+  call->inter = Comm(inter);
+  call->done = true;
+  if (call->abandoned) {
+    // Nobody waits for this spawn any more: late children must not wait on us either.
+    call->inter.revoke();
+    call->inter.reset();
+    call->own_parent.reset();
+  }
+  call->cv.notify_all();
+}
+
+}  // namespace
+
+absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
+                                   std::chrono::milliseconds timeout) {
+  auto call = std::make_shared<Call>();
+  call->request = request;
+  call->errcodes.assign(static_cast<std::size_t>(std::max(1, request.procs)), MPI_SUCCESS);
+  ELASTIC_MPI_CHECK(MPI_Info_create(&call->info));
+  for (const auto& [k, v] : request.info) MPI_Info_set(call->info, k.c_str(), v.c_str());
+  if (parent == nullptr) {
+    // A private communicator: an abandoned spawn on MPI_COMM_SELF would share it with the next.
+    ELASTIC_MPI_CHECK(MPI_Comm_dup(MPI_COMM_SELF, call->own_parent.out()));
+    MPI_Comm_set_errhandler(call->own_parent.get(), MPI_ERRORS_RETURN);
+    call->parent = call->own_parent.get();
+  } else {
+    call->parent = parent->get();
+  }
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level != MPI_THREAD_MULTIPLE) {
+    run_spawn(call);
+  } else {
+    std::thread(run_spawn, call).detach();
+    std::unique_lock<std::mutex> lock(call->mu);
+    if (!call->cv.wait_for(lock, timeout, [&] { return call->done; })) {
+      call->abandoned = true;
+      if (parent != nullptr) {
+        parent->revoke();
+        call->own_parent = std::move(*parent);
+      }
+      return absl::DeadlineExceededError(fmt::format(
+          "MPI_Comm_spawn of {} did not return within {} ms (did the command exit before "
+          "MPI_Init?)",
+          request.command, timeout.count()));
+    }
+  }
+  if (call->rc != MPI_SUCCESS) {
+    return coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__);
+  }
+  for (int code : call->errcodes) {
+    if (code != MPI_SUCCESS) {
+      call->inter.revoke();
+      return coll::mpi_status(code, "MPI_Comm_spawn (a process's error code)", __FILE__, __LINE__);
+    }
+  }
+  MPI_Comm_set_errhandler(call->inter.get(), MPI_ERRORS_RETURN);
+  return std::move(call->inter);
+}
+
+}  // namespace elastic::rt

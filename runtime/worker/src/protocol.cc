@@ -1,0 +1,110 @@
+// Header encoding/validation and the bounded directive exchange of the controller <-> rank
+// protocol (protocol.h).
+#include "elastic/protocol.h"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "elastic/collectives/mpi_check.h"
+
+namespace elastic::rt::proto {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+absl::Status invalid(const std::string& what) {
+  // Aborted: the caller treats it as a broken communicator (revoke, repair), never as fatal.
+  return absl::AbortedError(absl::StrCat("invalid directive from the controller: ", what));
+}
+
+}  // namespace
+
+int checksum(std::span<const int> values) {
+  // FNV-1a over the ints' bytes, folded to 31 bits so the SUM exchange keeps it non-negative.
+  std::uint32_t h = 2166136261u;
+  for (int v : values) {
+    auto u = static_cast<std::uint32_t>(v);
+    for (int b = 0; b < 4; ++b) {
+      h ^= (u >> (8 * b)) & 0xffu;
+      h *= 16777619u;
+    }
+  }
+  return static_cast<int>(h & 0x7fffffffu);
+}
+
+RawHeader encode(const Header& h) {
+  RawHeader raw{kMagic, static_cast<int>(h.directive), h.count, h.generation, h.reason, h.list_sum,
+                0};
+  raw[kHeaderInts - 1] = checksum(std::span<const int>(raw.data(), kHeaderInts - 1));
+  return raw;
+}
+
+absl::StatusOr<Header> decode(const RawHeader& raw, int job_size) {
+  if (raw[0] != kMagic) {
+    return invalid(absl::StrCat("bad magic ", raw[0], " (directive field ", raw[1], ")"));
+  }
+  if (raw[kHeaderInts - 1] != checksum(std::span<const int>(raw.data(), kHeaderInts - 1))) {
+    return invalid("checksum mismatch");
+  }
+  if (raw[1] < static_cast<int>(Directive::kSpawn) || raw[1] > static_cast<int>(Directive::kStop)) {
+    return invalid(absl::StrCat("unknown directive ", raw[1]));
+  }
+  Header h{static_cast<Directive>(raw[1]), raw[2], raw[3], raw[4], raw[5]};
+  const bool leave = h.directive == Directive::kLeave;
+  // A kLeave keeps at least one rank (the controller stops a job that would keep none).
+  if (h.count < 0 || (leave && (h.count < 1 || h.count > job_size - 2)) ||
+      (!leave && h.count != 0)) {
+    return invalid(
+        absl::StrCat("count ", h.count, " for directive ", raw[1], " in a job of ", job_size));
+  }
+  if (h.generation < 0 || h.reason < 0 || h.reason > 2) {
+    return invalid(absl::StrCat("generation ", h.generation, " reason ", h.reason));
+  }
+  return h;
+}
+
+absl::Status validate_leaving(std::span<const int> ranks, const Header& h, int job_size) {
+  if (static_cast<int>(ranks.size()) != h.count || list_checksum(ranks) != h.list_sum) {
+    return invalid("leaving list does not match its header");
+  }
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] < 1 || ranks[i] >= job_size || (i > 0 && ranks[i] <= ranks[i - 1])) {
+      return invalid(absl::StrCat("leaving rank ", ranks[i], " in a job of ", job_size));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status wait_request(MPI_Request* req, Clock::time_point deadline, const char* what) {
+  for (;;) {
+    int done = 0;
+    MPI_Status status;
+    status.MPI_ERROR = MPI_SUCCESS;
+    // An error may show in the return code (the request is then freed) or only in the status.
+    if (const int rc = MPI_Test(req, &done, &status); rc != MPI_SUCCESS) {
+      return coll::mpi_status(rc, what, __FILE__, __LINE__);
+    }
+    if (done) return coll::mpi_status(status.MPI_ERROR, what, __FILE__, __LINE__);
+    if (Clock::now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(what, ": not complete by its deadline"));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
+                           Clock::time_point deadline, const char* what) {
+  if (!root) std::fill(data.begin(), data.end(), 0);
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Iallreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()),
+                                    MPI_INT, MPI_SUM, comm, &req);
+      rc != MPI_SUCCESS) {
+    return coll::mpi_status(rc, what, __FILE__, __LINE__);
+  }
+  return wait_request(&req, deadline, what);
+}
+
+}  // namespace elastic::rt::proto
