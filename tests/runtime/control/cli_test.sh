@@ -5,7 +5,6 @@ set -uo pipefail
 case_name=$1 elastic=$2 data=$3
 shift 3
 tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
 export ELASTIC_STATE_DIR=$tmp/state
 unset MPI_HOME
 failures=0
@@ -25,6 +24,44 @@ write_job() {  # write_job FILE ID [extra lines]
   local f=$1 id=$2; shift 2
   { echo "id = \"$id\""; echo 'command = "/bin/true"'; echo 'min_nodes = 1'; echo 'max_nodes = 3'
     echo 'target_samples = 5000'; for l in "$@"; do echo "$l"; done; } >"$f"
+}
+
+# elasticd through `elastic up` (cases up_elasticd, up_requeue; need $mpirun and $elasticd).
+up_pid=
+start_up() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  rm -f "$tmp/state/status.json"
+  "$elastic" up --mpirun "$mpirun" --elasticd "$elasticd" "$@" \
+    --daemon-arg=--ranks-per-node --daemon-arg 1 >>"$tmp/up.log" 2>&1 &
+  up_pid=$!
+  wait_for 60 '[ -s "$tmp/state/status.json" ]' || { fail "elasticd did not start: $(tail -5 "$tmp/up.log")"; exit 1; }
+}
+# Stops mpirun (elastic execs it) and whatever job ranks it left (they carry the state dir).
+stop_up() {
+  [ -n "$up_pid" ] || return 0
+  kill -TERM "$up_pid" 2>/dev/null
+  for _ in $(seq 1 50); do kill -0 "$up_pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$up_pid" 2>/dev/null
+  local p
+  for p in /proc/[0-9]*; do
+    grep -qz "^ELASTIC_STDOUT=$tmp/state/" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  up_pid=
+  return 0
+}
+trap 'stop_up; chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+wait_for() { local end=$((SECONDS + $1)); while ((SECONDS < end)); do eval "$2" && return 0; sleep 0.2; done; return 1; }
+journal_events() {  # the job's journal events, in order
+  python3 -c 'import json,sys; print(" ".join(r["event"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2]))' \
+    "$tmp/state/journal.jsonl" "$1" 2>/dev/null
+}
+journal_started_nodes() {
+  python3 -c 'import json,sys; print(" ".join(next(r["nodes"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2] and r["event"] == "started")))' \
+    "$tmp/state/journal.jsonl" "$1" 2>/dev/null
+}
+job_field() {  # job_field ID FIELD: from the daemon's status.json
+  python3 -c 'import json,sys; print(next(j[sys.argv[3]] for j in json.load(open(sys.argv[1]))["jobs"] if j["id"] == sys.argv[2]))' \
+    "$tmp/state/status.json" "$1" "$2" 2>/dev/null
 }
 
 case $case_name in
@@ -169,22 +206,7 @@ up_elasticd)
   # The real thing: `elastic up --fake-nodes 2` runs elasticd, which runs two jobs one after the
   # other on both fake nodes (a second spawn is what a PRRTE daemon per fake node could not do).
   mpirun=$1 elasticd=$2 hello=$3
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  "$elastic" up --fake-nodes 2 --slots 1 --mpirun "$mpirun" --elasticd "$elasticd" \
-    --daemon-arg=--ranks-per-node --daemon-arg 1 >"$tmp/up.log" 2>&1 &
-  up_pid=$!
-  stop_up() { kill -TERM "$up_pid" 2>/dev/null; for _ in $(seq 1 50); do kill -0 "$up_pid" 2>/dev/null || return; sleep 0.2; done; kill -KILL "$up_pid" 2>/dev/null; }
-  trap 'stop_up; chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
-  wait_for() { local end=$((SECONDS + $1)); while ((SECONDS < end)); do eval "$2" && return 0; sleep 0.2; done; return 1; }
-  journal_events() {  # the job's journal events, in order
-    python3 -c 'import json,sys; print(" ".join(r["event"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2]))' \
-      "$tmp/state/journal.jsonl" "$1" 2>/dev/null
-  }
-  journal_started_nodes() {
-    python3 -c 'import json,sys; print(" ".join(next(r["nodes"] for r in map(json.loads, open(sys.argv[1])) if r["job"] == sys.argv[2] and r["event"] == "started")))' \
-      "$tmp/state/journal.jsonl" "$1" 2>/dev/null
-  }
-  wait_for 60 '[ -s "$tmp/state/status.json" ]' || { fail "elasticd did not start: $(tail -5 "$tmp/up.log")"; exit 1; }
+  start_up --fake-nodes 2 --slots 1
   expect_rc 0 "$elastic" nodes --json
   [ "$(printf '%s' "$out" | python3 -c 'import json,sys; print(" ".join(n["name"] for n in json.load(sys.stdin)))')" = "node01 node02" ] \
     || fail "nodes: $out"
@@ -198,6 +220,44 @@ up_elasticd)
   done
   lacks "$(cat "$tmp/up.log")" "MPI_ERR"
   lacks "$(cat "$tmp/up.log")" "unable to reach"
+  ;;
+up_requeue)
+  # All nodes of a running Fashion-MNIST job (examples/02, below its accuracy target) are taken
+  # back: the runtime stops it and restarts it on other nodes. The stopped ranks exit 0 (not a
+  # completed run), so the job is requeued, not failed (an exit 1 of the old ranks used to reach
+  # the new start and fail it). A restarted elasticd replays the journal (requeued records
+  # included) without complaint, keeps the pool file as the "feed" left it, and starts the job
+  # again when nodes come back.
+  mpirun=$1 elasticd=$2 trainer=$3
+  pool() { printf '%s slots=1\n' "$@" >"$tmp/pool.new"; [ $# -gt 0 ] || : >"$tmp/pool.new"; mv "$tmp/pool.new" "$tmp/pool"; }
+  start_up --fake-nodes 2 --slots 1 --hostfile "$tmp/pool"
+  printf 'id = "fm"\ncommand = "%s"\nargs = ["--epochs", "50", "--target-accuracy", "0.99"]\nmin_nodes = 1\nmax_nodes = 2\n' \
+    "$trainer" >"$tmp/fm.toml"
+  expect_rc 0 "$elastic" submit "$tmp/fm.toml"
+  wait_for 90 '[ "$(job_field fm samples_done)" -gt 0 ] 2>/dev/null' \
+    || fail "job did not train: $(journal_events fm) / $(tail -5 "$tmp/up.log")"
+  pool node03 node04
+  wait_for 60 "grep -q 'stopped by the runtime' '$tmp/state/jobs/fm/stdout'" \
+    || fail "the job was not stopped: $(journal_events fm) / $(cat "$tmp/state/jobs/fm/stdout")"
+  wait_for 60 '[ "$(journal_events fm)" = "submitted started requeued started" ]' \
+    || fail "not restarted on node03+node04: $(journal_events fm)"
+  sleep 5  # time for a wrong exit code of the stopped ranks to reach the controller
+  [ "$(journal_events fm)" = "submitted started requeued started" ] || fail "journal: $(journal_events fm)"
+  lacks "$(cat "$tmp/up.log")" "exited with code"
+  pool
+  wait_for 60 '[ "$(journal_events fm)" = "submitted started requeued started requeued" ]' \
+    || fail "not requeued on an empty pool: $(journal_events fm)"
+  stop_up
+  expect_rc 0 "$elastic" status --json
+  [ "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["state"])')" = to_restart ] \
+    || fail "journal replay without a daemon: $out"
+  start_up --fake-nodes 2 --slots 1 --hostfile "$tmp/pool"
+  [ ! -s "$tmp/pool" ] || fail "elastic up rewrote the pool: $(cat "$tmp/pool")"
+  [ "$(job_field fm state)" = to_restart ] || fail "replayed job state $(job_field fm state)"
+  pool node01
+  wait_for 60 '[ "$(journal_events fm)" = "submitted started requeued started requeued started" ]' \
+    || fail "not started again: $(journal_events fm) / $(tail -5 "$tmp/up.log")"
+  lacks "$(cat "$tmp/up.log")" "unknown event"
   ;;
 nodes)
   mkdir -m 0700 -p "$tmp/state"
