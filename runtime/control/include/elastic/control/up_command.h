@@ -30,7 +30,7 @@ struct UpOptions {
 //               [elasticd_args]
 // Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR --fake-nodes [elasticd_args]
-// (--bind-to none: elasticd is one mostly idle process that must not pin a core a rank needs.)
+// (--bind-to none: the launch line elasticd_main.cc prescribes and its end-to-end tests use.)
 std::vector<std::string> compose_up_command(const UpOptions& options);
 // The argv as one shell-pasteable line (arguments quoted when needed).
 std::string shell_join(const std::vector<std::string>& argv);
