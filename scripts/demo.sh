@@ -123,14 +123,14 @@ start_daemon() {
 # environment); all started by this script.
 stop_daemon() {
   if [ -n "$UP_PID" ] && kill -0 "$UP_PID" 2> /dev/null; then
-    kill -TERM "$UP_PID" 2> /dev/null
+    kill -TERM "$UP_PID" 2> /dev/null || true
     for _ in $(seq 1 30); do kill -0 "$UP_PID" 2> /dev/null || break; sleep 0.5; done
     kill -KILL "$UP_PID" 2> /dev/null || true
   fi
   UP_PID=
   local p
   for p in /proc/[0-9]*; do
-    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && kill -KILL "${p#/proc/}" 2> /dev/null
+    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && { kill -KILL "${p#/proc/}" 2> /dev/null || true; }
   done
   return 0
 }
@@ -138,7 +138,8 @@ UP_PID= FEED_PID=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  [ -n "$FEED_PID" ] && kill "$FEED_PID" 2> /dev/null
+  # set -e holds here too: a kill of a process that already ended must not end the cleanup.
+  [ -z "$FEED_PID" ] || kill "$FEED_PID" 2> /dev/null || true
   [ -n "$UP_PID" ] && say "stopping elasticd"
   stop_daemon
   say "state dir kept for inspection: $S (events.jsonl, journal.jsonl, jobs/*/stdout, demo/)"
@@ -224,6 +225,14 @@ printf '\n--- t+%ds  all jobs ended\n' $((SECONDS - T0))
 "$ELASTIC" --state-dir "$S" status
 
 # ---- 4. summary --------------------------------------------------------------------------------
+# elasticd marks a job finished when its ranks report done; they print the final accuracy and exit
+# after that. Wait for them (30 s at most) before reading their output.
+ranks_left() {
+  local p
+  for p in /proc/[0-9]*; do grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && return 0; done
+  return 1
+}
+for _ in $(seq 1 60); do ranks_left || break; sleep 0.5; done
 rc=0
 python3 "$ROOT/scripts/demo/summary.py" "$S" "$NODES" "${JOBS[@]}" || rc=$?
 say "demo wall time: $((SECONDS - T_START)) s (jobs: $((SECONDS - T0)) s)"

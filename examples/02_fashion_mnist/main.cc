@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   std::vector<std::uint8_t> yb;
   // The gradient buffer gets two extra slots for the loss and the number correct: one allreduce.
   std::vector<float> reduce_buf(model.grads().size() + 2);
-  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0, final_acc = -1;
+  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0;
   std::int64_t samples = 0;
   const auto t0 = std::chrono::steady_clock::now();
 
@@ -137,7 +137,6 @@ int main(int argc, char** argv) {
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) -> absl::Status {
     absl::StatusOr<double> acc = test_accuracy(model, *test, comm);
     if (!acc.ok()) return acc.status();
-    final_acc = *acc;
     if (comm.rank() == 0) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d ranks\n",
@@ -157,12 +156,12 @@ int main(int argc, char** argv) {
   absl::StatusOr<rt::RunResult> result = rt::run(session, state, sampler, step, opts, cb);
   if (!result.ok()) fail(4, result.status().ToString());
   if (result->outcome == rt::Outcome::kLeft) session.exit(0);
-  // Resumed from a finished checkpoint, or stopped by the runtime before an epoch ended: measure now.
-  if (final_acc < 0) {
-    absl::StatusOr<double> acc = test_accuracy(model, *test, *result->comm);
-    if (!acc.ok()) fail(4, acc.status().ToString());
-    final_acc = *acc;
-  }
+  // Every rank of the last membership measures, whatever it saw: a rank that joined after the last
+  // epoch end has no accuracy of its own, and skipping the collective on the others left it waiting
+  // forever in this allreduce (seen in the demo: an orphan rank of a stopped job).
+  absl::StatusOr<double> acc = test_accuracy(model, *test, *result->comm);
+  if (!acc.ok()) fail(4, acc.status().ToString());
+  const double final_acc = *acc;
   // The runtime may stop a job before its last epoch (its nodes were taken back; it resumes later
   // from the checkpoint). That is not a failed run: the target applies to a completed one only.
   const bool completed = sampler.epoch() >= epochs;
