@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs dependencies (cached), configures, builds, runs ctest.
 # With CI=true the "ci" preset is used (warnings are errors). Extra arguments go to ctest.
+# Failed tests are re-run once and reported; the script fails if any fails twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/install-deps.sh | tail -n 1)"
@@ -13,4 +14,9 @@ echo "[test] configure + build (preset $preset, MPI_HOME=$MPI_HOME)" >&2
 cmake --preset "$preset" -DMPI_HOME="$MPI_HOME" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 echo "[test] ctest" >&2
-ctest --preset "$preset" -j "$(nproc)" "$@"
+if ! ctest --preset "$preset" -j "$(nproc)" "$@"; then
+  # The end-to-end runtime tests drive real mpirun jobs with timing-dependent events on a 2-core
+  # machine; a failure is retried once so that it is reported but a deterministic one still fails.
+  echo "[test] re-running the failed tests once (see the failures above)" >&2
+  ctest --preset "$preset" --rerun-failed --output-on-failure
+fi
