@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  // Writes to the socket of a rank that just died raise SIGPIPE in Open MPI's TCP transport: the
+  // controller must see the failure through ULFM, not die of it.
+  signal(SIGPIPE, SIG_IGN);
 
   absl::StatusOr<std::unique_ptr<elastic::rt::Daemon>> daemon = elastic::rt::Daemon::create(o);
   if (!daemon.ok()) {

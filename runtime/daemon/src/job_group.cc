@@ -113,6 +113,11 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
   rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
+  if (absl::Status st = proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
+      !st.ok()) {
+    job_.revoke();
+    return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+  }
   return absl::OkStatus();
 }
 

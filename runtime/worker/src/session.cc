@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -52,6 +53,13 @@ void redirect_output() {
 
 absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
                                                        SessionOptions options) {
+  // A survivor that writes to the socket of a peer that just died gets SIGPIPE from Open MPI's
+  // TCP transport (seen in bench/runtime: a rank killed by signal 13 right after the ranks of
+  // another node were SIGKILLed). The failure must reach us through ULFM instead.
+  struct sigaction old = {};
+  if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+    std::signal(SIGPIPE, SIG_IGN);
+  }
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
@@ -74,7 +82,14 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   // New ranks go last (high = 1): the controller stays rank 0 of J.
   ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));
   MPI_Comm_set_errhandler(s->job_.get(), MPI_ERRORS_RETURN);
-  absl::StatusOr<Event> ev = s->follow();
+  absl::StatusOr<Event> ev = Event::kContinue;
+  if (absl::Status st = proto::connect_all(s->job_.get(), Clock::now() + options.directive_timeout);
+      !st.ok()) {
+    s->job_.revoke();
+    ev = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+  } else {
+    ev = s->follow();
+  }
   if (!ev.ok() && absl::IsAborted(ev.status())) ev = s->recover();
   if (!ev.ok()) return ev.status();
   if (*ev == Event::kStop || *ev == Event::kLeave) s->exit(0);
@@ -133,6 +148,9 @@ absl::StatusOr<Event> Session::follow() {
         }
         MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
         job_ = std::move(merged);
+        if (absl::Status st = proto::connect_all(job_.get(), deadline); !st.ok()) {
+          return broken(st);
+        }
         changed = true;
         break;
       }

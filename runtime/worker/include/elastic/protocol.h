@@ -62,6 +62,7 @@ inline constexpr int kTagProgress = 0x4502;
 inline constexpr int kTagDone = 0x4503;
 inline constexpr int kTagExit = 0x4504;     // 2 ints: exit code, J rank
 inline constexpr int kTagCompute = 0x4505;  // MPI_Comm_create_group of C (ranks only)
+inline constexpr int kTagConnect = 0x4506;  // connect_all()
 
 // Orders the controller sends to the leader (one int).
 inline constexpr int kOrderFollow = 1;
@@ -105,6 +106,13 @@ absl::Status wait_request(MPI_Request* req, std::chrono::steady_clock::time_poin
 // Errors: Aborted (process failure / revoked), DeadlineExceeded, Internal (other MPI errors).
 absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
                            std::chrono::steady_clock::time_point deadline, const char* what);
+
+// COLLECTIVE over J, bounded: one int to and from every other member (kTagConnect), so that every
+// pair of members has a transport endpoint. Called by everybody right after a spawn + merge. Why:
+// Open MPI creates endpoints lazily, and ULFM's revoke (a reliable broadcast over a binomial
+// graph) that needs a new endpoint after a failure blocked forever in PMIx_Get for the peer's
+// connection data (bench/runtime, 8 ranks, 4 of them SIGKILLed). Errors as for exchange_ints.
+absl::Status connect_all(MPI_Comm comm, std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {
