@@ -2,7 +2,7 @@
 // on a cluster, mpirun gets the granted hostfile (and optionally a launch agent) so PRRTE can
 // start its daemons on those nodes; with fake nodes (one machine), the hostfile names are only
 // labels: mpirun gets no hostfile and elasticd runs every rank here, tagged
-// ELASTIC_FAKE_NODE=<name> (docs/runtime_known_limitations.md: a PRRTE daemon per fake node
+// ELASTIC_FAKE_NODE=<name> (docs/runtime.md, Known limitations: a PRRTE daemon per fake node
 // takes only one spawn in Open MPI 5.0.7).
 #pragma once
 
