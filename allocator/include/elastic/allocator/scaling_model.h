@@ -1,0 +1,85 @@
+// Online scalability learning (MalleTrain's profiling) for jobs submitted without a throughput
+// table: the runtime feeds the samples/s each running job reports at its current node count, and
+// the allocator plans with the table learned so far instead of a made-up linear guess.
+//
+// Per node count the model keeps the median of the last kWindow reports (robust to a report that
+// straddles a checkpoint or a stall; old reports age out, so a drifting rate is followed). Over those
+// medians m_i at counts n_i it fits Amdahl's law r(n) = r1*n / (1 + s*(n-1)), s in [0, 1], through
+// its linear form n/r = a + b*n with a = (1-s)/r1 and b = s/r1: a weighted least-squares line, in
+// closed form, with weight k_i / y_i^2 on y_i = n_i/m_i (k_i = reports in the window), so that
+// residuals are relative and a count seen more often counts more. When the line leaves s in [0, 1]
+// the better of the two edges (s = 0 or s = 1) is taken, which is the exact constrained optimum.
+//
+// One measured count n0 gives s = 0: linear through the measurement. That is optimistic on
+// purpose: the allocator then tries more nodes when they pay, and the job's reports at the new count
+// teach the model the rest of the curve. No data at all gives `prior_per_node`*n.
+//
+// The table reproduces the measurements: its value is fit(n) * c(n), where c = m_i / fit(n_i) at
+// measured counts, linear in n between them and held at the nearest one outside them. So measured
+// counts get their medians exactly, other counts follow the Amdahl shape, and nothing jumps. The table
+// is not forced to be non-decreasing: when a measured count is slower than a smaller one, adding
+// nodes hurts, and the allocator handles such tables.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <map>
+
+#include "elastic/allocator/piecewise_linear.h"
+
+namespace elastic::alloc {
+
+class ScalingModel {
+ public:
+  // Reports kept per node count (at one report per 0.5 s: the last ~15 s at that count).
+  static constexpr std::size_t kWindow = 31;
+
+  // Tables cover 1..max_nodes (values below 1 are taken as 1).
+  explicit ScalingModel(int max_nodes);
+
+  // One measured rate at `nodes` nodes (a progress report). Rates right after a rescale are noisy:
+  // the caller drops the first report after each change. Non-finite or <= 0 rates (and rates so
+  // large that rate * max_nodes overflows) and counts outside [1, max_nodes] are ignored.
+  void observe(int nodes, double samples_per_s);
+
+  bool has_data() const { return !counts_.empty(); }
+  int distinct_counts() const { return static_cast<int>(counts_.size()); }
+  int max_nodes() const { return max_nodes_; }
+
+  // The throughput table over 1..max_nodes: every count up to 32, then a breakpoint every ~6%
+  // (PiecewiseLinear interpolates between them; an Amdahl curve is within 0.05% of its chords
+  // there), plus every measured count and max_nodes. `prior_per_node` is the samples/s per node
+  // assumed with no data (e.g. the median r(1) of the other jobs); non-finite or <= 0 means 1, so
+  // a job with neither data nor a prior still competes for nodes and gets measured.
+  PiecewiseLinear table(double prior_per_node) const;
+
+  // The fit, for logs and tests: r(1) in samples/s and the serial fraction s. Both 0 with no data.
+  double r1() const { return r1_; }
+  double serial_fraction() const { return serial_; }
+  // The median of the reports in the window at `nodes` nodes; 0 when there is none.
+  double measured(int nodes) const;
+
+ private:
+  struct Reports {
+    std::array<double, kWindow> ring{};
+    std::size_t size = 0;  // filled slots, <= kWindow
+    std::size_t next = 0;  // slot the next report overwrites
+    double median = 0.0;
+  };
+
+  void refit();
+  double shape(double n) const;  // n / (1 + s*(n-1)): Amdahl's r(n) / r1
+
+  int max_nodes_;
+  std::map<int, Reports> counts_;  // by node count, increasing
+  double r1_ = 0.0;
+  double serial_ = 0.0;
+};
+
+// Whether two tables differ by more than `rel_tol` (relative to the larger value) at some integer
+// count from 1 to the larger table's last count: the runtime re-plans on new throughput data
+// when this says so, instead of on every 0.5 s report. An empty table differs from a non-empty one.
+bool changed_significantly(const PiecewiseLinear& before, const PiecewiseLinear& after,
+                           double rel_tol);
+
+}  // namespace elastic::alloc
