@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "elastic/allocator/allocator.h"
@@ -74,6 +75,18 @@ std::vector<std::string> minus(const std::vector<std::string>& a, const std::vec
     if (std::find(b.begin(), b.end(), x) == b.end()) out.push_back(x);
   }
   return out;
+}
+
+// Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
+// to reap it.
+bool process_gone(int pid) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (pid <= 0 || !std::getline(stat, line)) return true;
+  const std::size_t close = line.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos || close + 2 >= line.size()) return true;
+  const char state = line[close + 2];
+  return state == 'Z' || state == 'X';
 }
 
 bool active_state(JobState s) {
@@ -162,6 +175,17 @@ bool Daemon::held(const std::string& node) const {
   return false;
 }
 
+void Daemon::note_departed(JobGroup& group) {
+  const bool local_all = placement_.fake_nodes;
+  for (const Departed& d : group.take_departed()) {
+    if (local_all || d.node == placement_.head_host) exiting_[d.node].push_back(d.pid);
+  }
+}
+
+bool Daemon::occupied(const std::string& node) const {
+  return held(node) || exiting_.contains(node);
+}
+
 void Daemon::take_hostfile_update(const HostfileUpdate& u) {
   if (!u.status.ok()) {
     say(fmt::format("hostfile update ignored: {}", msg(u.status)));
@@ -178,7 +202,7 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
   std::vector<std::string> released;
   for (const std::string& n : u.removed) {
     lost_.erase(n);
-    if (held(n)) {
+    if (occupied(n)) {
       leaving_[n] = unix_now() + options_.grace_s;
     } else {
       released.push_back(n);
@@ -246,7 +270,10 @@ void Daemon::finish_job(Job& job, JobState state, const std::string& reason) {
   const std::string& id = job.rec.spec.id;
   const auto samples = static_cast<std::int64_t>(
       job.samples_base + (job.group ? job.group->samples_total() : 0.0));
-  if (job.group && job.group->active()) job.group->abort();
+  if (job.group) {
+    if (job.group->active()) job.group->abort();
+    note_departed(*job.group);
+  }
   job.group.reset();
   absl::Status st;
   switch (state) {
@@ -274,6 +301,7 @@ void Daemon::requeue(Job& job, const std::string& why) {
   if (job.group) {
     job.samples_base += job.group->samples_total();
     if (job.group->active()) job.group->abort();
+    note_departed(*job.group);
     job.group.reset();
   }
   job.rec.state = JobState::kToRestart;
@@ -324,9 +352,16 @@ void Daemon::poll_jobs() {
 }
 
 void Daemon::check_leaving() {
+  for (Job& job : jobs_) {
+    if (job.group) note_departed(*job.group);
+  }
+  for (auto it = exiting_.begin(); it != exiting_.end();) {
+    std::erase_if(it->second, process_gone);
+    it = it->second.empty() ? exiting_.erase(it) : std::next(it);
+  }
   const double now = unix_now();
   for (auto it = leaving_.begin(); it != leaving_.end();) {
-    if (!held(it->first)) {
+    if (!occupied(it->first)) {
       log("node_released",
           {{"node", it->first}, {"after_s", options_.grace_s - (it->second - now)}});
       it = leaving_.erase(it);

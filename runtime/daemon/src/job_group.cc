@@ -104,7 +104,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
     if (absl::IsDeadlineExceeded(inter.status())) {
       // J (if any) went to the abandoned spawn, revoked: this job cannot go on.
       fatal_ = fmt::format("node {}: {}", node, std::string(inter.status().message()));
-      rank_nodes_.clear();
+      depart_all();
     }
     return inter.status();
   }
@@ -113,11 +113,15 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
   rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
-  if (absl::Status st = proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
-      !st.ok()) {
+  rank_pids_.resize(rank_nodes_.size(), 0);
+  absl::StatusOr<std::vector<int>> pids =
+      proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
+  if (!pids.ok()) {
     job_.revoke();
+    const absl::Status& st = pids.status();
     return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
   }
+  rank_pids_.assign(pids->begin() + 1, pids->end());  // J rank 0 is this controller
   return absl::OkStatus();
 }
 
@@ -154,16 +158,13 @@ absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   if (nodes.empty() || !job_) return absl::OkStatus();
   std::vector<int> leaving;
-  std::vector<std::string> keep;
   for (std::size_t i = 0; i < rank_nodes_.size(); ++i) {
     if (std::find(nodes.begin(), nodes.end(), rank_nodes_[i]) != nodes.end()) {
       leaving.push_back(static_cast<int>(i) + 1);
-    } else {
-      keep.push_back(rank_nodes_[i]);
     }
   }
   if (leaving.empty()) return absl::OkStatus();
-  if (keep.empty()) return stop(true);
+  if (leaving.size() == rank_nodes_.size()) return stop(true);
   if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
   ++generation_;
   if (absl::Status st = header(static_cast<int>(proto::Directive::kLeave),
@@ -180,7 +181,9 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   }
   MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
   job_ = std::move(next);
-  rank_nodes_ = std::move(keep);
+  for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
+    depart(static_cast<std::size_t>(*it - 1));
+  }
   if (absl::Status st = resume(0); !st.ok()) return handle_error(st);
   return absl::OkStatus();
 }
@@ -194,14 +197,24 @@ absl::Status JobGroup::stop(bool wait_boundary) {
     return st;
   }
   job_.reset();
-  rank_nodes_.clear();
+  depart_all();
   return absl::OkStatus();
 }
 
 void JobGroup::abort() {
   job_.revoke();
   job_.reset();
-  rank_nodes_.clear();
+  depart_all();
+}
+
+void JobGroup::depart(std::size_t index) {
+  departed_.push_back(Departed{rank_nodes_[index], rank_pids_[index]});
+  rank_nodes_.erase(rank_nodes_.begin() + static_cast<std::ptrdiff_t>(index));
+  rank_pids_.erase(rank_pids_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+void JobGroup::depart_all() {
+  while (!rank_nodes_.empty()) depart(rank_nodes_.size() - 1);
 }
 
 absl::Status JobGroup::handle_error(const absl::Status& error) {
@@ -226,7 +239,7 @@ absl::Status JobGroup::repair() {
     if (std::find(lost_.begin(), lost_.end(), rank_nodes_[idx]) == lost_.end()) {
       lost_.push_back(rank_nodes_[idx]);
     }
-    rank_nodes_.erase(rank_nodes_.begin() + static_cast<std::ptrdiff_t>(idx));
+    depart(idx);
   }
   job_ = *std::move(fixed);
   ++generation_;

@@ -2,6 +2,8 @@
 // protocol (protocol.h).
 #include "elastic/protocol.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <string>
 #include <thread>
@@ -108,28 +110,29 @@ absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
   return wait_request(&req, deadline, what);
 }
 
-absl::Status connect_all(MPI_Comm comm, Clock::time_point deadline) {
+absl::StatusOr<std::vector<int>> connect_all(MPI_Comm comm, Clock::time_point deadline) {
   int me = 0;
   int n = 0;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &n);
-  std::vector<int> in(static_cast<std::size_t>(n), 0);
-  std::vector<int> out(static_cast<std::size_t>(n), me);
+  std::vector<int> pids(static_cast<std::size_t>(n), 0);
+  const int pid = static_cast<int>(::getpid());
+  pids[static_cast<std::size_t>(me)] = pid;
   std::vector<MPI_Request> reqs;
   reqs.reserve(2 * static_cast<std::size_t>(n));
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
     const auto i = static_cast<std::size_t>(p);
     MPI_Request r = MPI_REQUEST_NULL;
-    ELASTIC_MPI_CHECK(MPI_Irecv(&in[i], 1, MPI_INT, p, kTagConnect, comm, &r));
+    ELASTIC_MPI_CHECK(MPI_Irecv(&pids[i], 1, MPI_INT, p, kTagConnect, comm, &r));
     reqs.push_back(r);
-    ELASTIC_MPI_CHECK(MPI_Isend(&out[i], 1, MPI_INT, p, kTagConnect, comm, &r));
+    ELASTIC_MPI_CHECK(MPI_Isend(&pid, 1, MPI_INT, p, kTagConnect, comm, &r));
     reqs.push_back(r);
   }
   for (MPI_Request& r : reqs) {
     if (absl::Status st = wait_request(&r, deadline, "connect_all"); !st.ok()) return st;
   }
-  return absl::OkStatus();
+  return pids;
 }
 
 }  // namespace elastic::rt::proto

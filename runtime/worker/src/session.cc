@@ -83,7 +83,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));
   MPI_Comm_set_errhandler(s->job_.get(), MPI_ERRORS_RETURN);
   absl::StatusOr<Event> ev = Event::kContinue;
-  if (absl::Status st = proto::connect_all(s->job_.get(), Clock::now() + options.directive_timeout);
+  if (absl::Status st =
+          proto::connect_all(s->job_.get(), Clock::now() + options.directive_timeout).status();
       !st.ok()) {
     s->job_.revoke();
     ev = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
@@ -148,7 +149,7 @@ absl::StatusOr<Event> Session::follow() {
         }
         MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
         job_ = std::move(merged);
-        if (absl::Status st = proto::connect_all(job_.get(), deadline); !st.ok()) {
+        if (absl::Status st = proto::connect_all(job_.get(), deadline).status(); !st.ok()) {
           return broken(st);
         }
         changed = true;

@@ -51,6 +51,7 @@
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -111,8 +112,12 @@ absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
 // pair of members has a transport endpoint. Called by everybody right after a spawn + merge. Why:
 // Open MPI creates endpoints lazily, and ULFM's revoke (a reliable broadcast over a binomial
 // graph) that needs a new endpoint after a failure blocked forever in PMIx_Get for the peer's
-// connection data (bench/runtime, 8 ranks, 4 of them SIGKILLed). Errors as for exchange_ints.
-absl::Status connect_all(MPI_Comm comm, std::chrono::steady_clock::time_point deadline);
+// connection data (bench/runtime, 8 ranks, 4 of them SIGKILLed). The int each member sends is its
+// process id: the result holds every member's pid by rank (the caller's own included), which the
+// controller uses to see a leaving rank's process exit before it reports the node released.
+// Errors as for exchange_ints.
+absl::StatusOr<std::vector<int>> connect_all(MPI_Comm comm,
+                                             std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {

@@ -60,6 +60,7 @@ class Daemon {
   void take_hostfile_update(const HostfileUpdate& update);
   void take_queue();
   void poll_jobs();
+  // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
   void check_leaving();
   void plan();
   void start_job(Job& job, const std::vector<std::string>& nodes);
@@ -67,6 +68,10 @@ class Daemon {
   void requeue(Job& job, const std::string& why);
   void write_status();
   bool held(const std::string& node) const;
+  // Takes the processes that left a job's communicator into exiting_.
+  void note_departed(JobGroup& group);
+  // A job holds the node, or a process that left one there has not exited yet.
+  bool occupied(const std::string& node) const;
   Job* find(const std::string& id);
   void log(std::string_view event, nlohmann::json fields);
 
@@ -82,6 +87,10 @@ class Daemon {
   std::vector<HostEntry> pool_;
   std::set<std::string> lost_;
   std::map<std::string, double> leaving_;  // removed while held: unix deadline
+  // Processes that left their job, by node, until they exit. Only processes on this host are
+  // watched (fake nodes, or ranks on the head node): a remote one counts as gone once it has left
+  // its job's communicator (docs/runtime.md, known limitations).
+  std::map<std::string, std::vector<int>> exiting_;
   std::vector<Job> jobs_;
   bool dirty_ = true;
   std::chrono::steady_clock::time_point dirty_since_{};

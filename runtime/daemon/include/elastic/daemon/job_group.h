@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -46,6 +47,13 @@ struct LaunchSpec {
 struct Placement {
   bool fake_nodes = false;
   std::string head_host;
+};
+
+// A process that left J (shrink, stop, abort, failure): the node it ran on and its pid (from
+// connect_all). A node is vacated only once these processes have exited.
+struct Departed {
+  std::string node;
+  int pid = 0;
 };
 
 // What poll() found.
@@ -87,6 +95,8 @@ class JobGroup {
   int ranks() const { return static_cast<int>(rank_nodes_.size()); }
   std::vector<std::string> nodes() const;  // distinct, in first-rank order
   int generation() const { return generation_; }
+  // The processes that left J since the last call (LOCAL): the caller watches them exit.
+  std::vector<Departed> take_departed() { return std::exchange(departed_, {}); }
   // Latest progress report.
   double samples_total() const { return samples_total_; }
   double samples_per_s() const { return samples_per_s_; }
@@ -106,6 +116,9 @@ class JobGroup {
   // After an MPI error during a verb: repair if it was a process failure, else give up on J.
   absl::Status handle_error(const absl::Status& error);
   absl::Status repair();
+  // Moves J rank `index`+1's node and pid from the members to departed_.
+  void depart(std::size_t index);
+  void depart_all();
 
   LaunchSpec spec_;
   Placement placement_;
@@ -114,6 +127,8 @@ class JobGroup {
   std::optional<std::string> fatal_;  // reported by the next poll(): the job cannot go on
   Comm job_;
   std::vector<std::string> rank_nodes_;  // J rank i+1 lives on rank_nodes_[i]
+  std::vector<int> rank_pids_;           // ... and is process rank_pids_[i] there
+  std::vector<Departed> departed_;
   std::vector<std::string> lost_;        // reported by the next poll()
   int generation_ = 0;
   double samples_total_ = 0;
