@@ -6,17 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
+#include "mpi/allreduce_ordered.h"
 #include "mpi/reduce_ops.h"
-#include "mpi/tuning.h"
 
 namespace elastic::coll::mpi {
-
-namespace {
-// From this bound up, and only when ULFM reports failures, allreduce is the blocking MPI_Allreduce
-// (tuning.h has the measurements). A caller that allows 30 s treats a stuck peer as a rare bug,
-// not as an elastic event; shorter bounds keep the strictly bounded non-blocking path.
-constexpr std::chrono::milliseconds kBlockingFrom{std::chrono::seconds(30)};
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm comm,
                                                                       CreateOptions opts) {
@@ -30,7 +23,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm c
 }
 
 MpiCommunicator::MpiCommunicator(CommHandle comm, int rank, int size)
-    : comm_(std::move(comm)), rank_(rank), size_(size), failures_reported_(process_failures_reported()) {}
+    : comm_(std::move(comm)), rank_(rank), size_(size) {}
 
 void MpiCommunicator::abort(std::string_view why) {
   if (sticky_.ok()) sticky_ = absl::AbortedError(absl::StrCat("communicator aborted: ", std::string(why)));
@@ -58,6 +51,20 @@ absl::Status MpiCommunicator::finish(MPI_Request& req, std::chrono::milliseconds
   return st;
 }
 
+absl::Status MpiCommunicator::confirm(const char* what) {
+  // Eager messages can complete our side of a collective from data that peers sent before they
+  // gave up on it and revoked the communicator. Then the call is void on every rank, here too:
+  // drive progress once (the revoke notice arrives through it) and ask ULFM.
+  int flag = 0;
+  int revoked = 0;
+  const int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) return posted(mpi_status(rc, what, __FILE__, __LINE__));
+  if (MPIX_Comm_is_revoked(comm_.get(), &revoked) == MPI_SUCCESS && revoked != 0) {
+    return posted(absl::AbortedError(absl::StrCat(what, ": communicator revoked by a peer")));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts) {
   if (!sticky_.ok()) return sticky_;
   if (t.count > static_cast<std::size_t>(INT32_MAX)) {
@@ -65,18 +72,13 @@ absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts)
                                                    " elements: more than INT_MAX"));
   }
   if (t.data == nullptr && t.count != 0) return absl::InvalidArgumentError("allreduce: null data");
-  if (failures_reported_ && opts.timeout >= kBlockingFrom) {
-    // ULFM makes this call return MPIX_ERR_PROC_FAILED (or REVOKED, when a peer gave up first).
-    const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count), datatype(t.dtype),
-                                 sum_op(t.dtype), comm_.get());
-    if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Allreduce", __FILE__, __LINE__));
-  } else {
-    MPI_Request req = MPI_REQUEST_NULL;
-    const int rc = MPI_Iallreduce(MPI_IN_PLACE, t.data, static_cast<int>(t.count),
-                                  datatype(t.dtype), sum_op(t.dtype), comm_.get(), &req);
-    if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Iallreduce", __FILE__, __LINE__));
-    if (absl::Status st = finish(req, opts.timeout, "MPI_Iallreduce"); !st.ok()) return st;
+  absl::Status st = allreduce_ordered(comm_.get(), rank_, size_, t, Clock::now() + opts.timeout, ordered_);
+  if (!st.ok()) {
+    st = posted(std::move(st));
+    drain(std::span(ordered_.requests));
+    return st;
   }
+  if (st = confirm("allreduce"); !st.ok()) return st;
   if (op == ReduceOp::kAverage && size_ > 1) scale_down(t.data, t.count, t.dtype, size_);
   return absl::OkStatus();
 }
@@ -99,7 +101,7 @@ absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
     if (absl::Status st = finish(req, opts.timeout, "MPI_Ibcast"); !st.ok()) return st;
     off += n;
   } while (off < bytes);
-  return absl::OkStatus();
+  return confirm("broadcast");
 }
 
 absl::Status MpiCommunicator::barrier(CallOptions opts) {

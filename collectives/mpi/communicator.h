@@ -1,7 +1,7 @@
 // The MPI backend: collectives on host memory over a private duplicate of the job communicator,
-// as non-blocking MPI_I* calls tested against a deadline. Exception: under ULFM, an allreduce with
-// a bound of 30 s or more is the blocking MPI_Allreduce (ULFM ends it when a peer dies; see
-// tuning.h for why and what was measured).
+// as non-blocking requests tested against a deadline: allreduce is our own rank-ordered
+// reduce-scatter + allgather on MPI_Isend/Irecv (allreduce_ordered.h), broadcast and barrier are
+// MPI_Ibcast / MPI_Ibarrier.
 #pragma once
 
 #include <mpi.h>
@@ -12,6 +12,7 @@
 
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
+#include "mpi/allreduce_ordered.h"
 #include "mpi/handles.h"
 
 namespace elastic::coll::mpi {
@@ -40,13 +41,15 @@ class MpiCommunicator final : public Communicator {
   absl::Status posted(absl::Status st);
   // Waits for `req`; on a timeout or failure revokes the communicator and makes the error sticky.
   absl::Status finish(MPI_Request& req, std::chrono::milliseconds timeout, const char* what);
+  // After a collective completed locally: Aborted when a peer revoked the communicator meanwhile.
+  absl::Status confirm(const char* what);
 
   CommHandle comm_;
   int rank_;
   int size_;
-  bool failures_reported_;  // ULFM on: process failures interrupt blocking calls
   absl::Status sticky_;
   std::vector<std::byte> scratch_;
+  OrderedScratch ordered_;
 };
 
 }  // namespace elastic::coll::mpi

@@ -3,6 +3,7 @@
 #include <mpi-ext.h>
 
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
@@ -17,16 +18,29 @@ void CommHandle::reset() {
   comm_ = MPI_COMM_NULL;
 }
 
-absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what) {
-  // libnbc progresses only inside MPI_Test, so the first stretch spins on it (yielding now and then
-  // so that oversubscribed ranks let the peer we wait for run); a wait longer than kSpinFor is
-  // waiting for a slow or missing peer, not for the network, and backs off to short sleeps.
+absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, const char* what) {
+  // libnbc and ob1 progress only inside MPI_Test*, so the first stretch spins on it (yielding now
+  // and then so that oversubscribed ranks let the peer we wait for run); a wait longer than
+  // kSpinFor is waiting for a slow or missing peer, not for the network, and backs off to sleeps.
   constexpr auto kSpinFor = std::chrono::milliseconds(50);
   constexpr auto kBackoff = std::chrono::microseconds(50);
   const auto spin_until = Clock::now() + kSpinFor;
+  const int n = static_cast<int>(reqs.size());
+  // MPI_Testall reports a failed request as MPI_ERR_IN_STATUS; its status has the real code
+  // (MPIX_ERR_PROC_FAILED, ...), which decides between Aborted and Internal.
+  std::vector<MPI_Status> statuses(n > 1 ? reqs.size() : 0);
   for (unsigned spins = 0;; ++spins) {
     int done = 0;
-    const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    int rc = n == 1 ? MPI_Test(reqs.data(), &done, MPI_STATUS_IGNORE)
+                    : MPI_Testall(n, reqs.data(), &done, statuses.data());
+    if (rc == MPI_ERR_IN_STATUS) {
+      for (const MPI_Status& st : statuses) {
+        if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) {
+          rc = st.MPI_ERROR;
+          break;
+        }
+      }
+    }
     if (rc != MPI_SUCCESS) return mpi_status(rc, what, __FILE__, __LINE__);
     if (done != 0) return absl::OkStatus();
     if ((spins & 255u) != 255u) continue;
@@ -40,15 +54,23 @@ absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what
   }
 }
 
-void drain(MPI_Request& req) {
-  const auto until = Clock::now() + std::chrono::milliseconds(500);
-  while (req != MPI_REQUEST_NULL && Clock::now() < until) {
-    int done = 0;
-    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0) break;
-    std::this_thread::yield();
-  }
-  req = MPI_REQUEST_NULL;
+absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what) {
+  return wait_all(std::span(&req, 1), deadline, what);
 }
+
+void drain(std::span<MPI_Request> reqs) {
+  const auto until = Clock::now() + std::chrono::milliseconds(500);
+  for (MPI_Request& req : reqs) {
+    while (req != MPI_REQUEST_NULL && Clock::now() < until) {
+      int done = 0;
+      if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0) break;
+      std::this_thread::yield();
+    }
+    req = MPI_REQUEST_NULL;
+  }
+}
+
+void drain(MPI_Request& req) { drain(std::span(&req, 1)); }
 
 absl::StatusOr<CommHandle> dup(MPI_Comm comm, Clock::time_point deadline) {
   MPI_Comm out = MPI_COMM_NULL;

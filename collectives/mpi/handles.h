@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <span>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -42,10 +43,13 @@ class CommHandle {
 // failure) otherwise; DeadlineExceeded when the deadline passed (the request is then still active:
 // the caller must revoke the communicator and call drain()).
 absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what);
+// The same for every request of `reqs` (MPI_REQUEST_NULL entries count as done).
+absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, const char* what);
 
 // After a revoke: gives an active request a short, bounded time to complete with an error, then
 // forgets it (an active collective request cannot be freed; the communicator is dead anyway).
 void drain(MPI_Request& req);
+void drain(std::span<MPI_Request> reqs);  // one shared 500 ms budget for all of them
 
 // COLLECTIVE over `comm`, bounded: MPI_Comm_idup + wait; the copy returns errors (MPI_ERRORS_RETURN).
 absl::StatusOr<CommHandle> dup(MPI_Comm comm, Clock::time_point deadline);

@@ -1,8 +1,6 @@
-// MPI has no 16-bit float types: bf16/fp16 travel as MPI_UINT16_T and are summed by user-defined
-// operators that widen to float32, add, and round back once per reduction hop.
+// The element-wise arithmetic of the MPI backend's allreduce. bf16/fp16 widen to float32, add (or
+// divide) and round back once per step, so a sum over p ranks rounds p - 1 times.
 #pragma once
-
-#include <mpi.h>
 
 #include <cstddef>
 
@@ -10,10 +8,9 @@
 
 namespace elastic::coll::mpi {
 
-// The MPI datatype and sum operator for `t`. Creates the user-defined operators on first use
-// (thread-safe); they live until MPI_Finalize.
-MPI_Datatype datatype(DataType t);
-MPI_Op sum_op(DataType t);
+// dst[i] = dst[i] + src[i] for `count` elements (bf16/fp16 widened to float32 and rounded once).
+// Commutative bit for bit, which the rank-ordered allreduce relies on.
+void accumulate(void* dst, const void* src, std::size_t count, DataType t);
 
 // Divides `count` elements at `data` by `divisor`, in place (the second half of kAverage).
 void scale_down(void* data, std::size_t count, DataType t, int divisor);

@@ -1,11 +1,18 @@
-// A GoogleTest main for tests launched with mpirun: every rank runs every test, only rank 0
-// prints, and the exit code is the worst over all ranks (so one failing rank fails the run).
+// A GoogleTest main for tests launched with mpirun (the MPI suite and the NCCL suite share it):
+// every rank runs every test, only rank 0 prints, and the exit code is the worst over all ranks:
+// 1 when any rank failed, 77 (ctest SKIP_RETURN_CODE) when every test was skipped on every rank,
+// else 0.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-inline int run_mpi_gtest(int argc, char** argv) {
+#include <array>
+
+// `before_finalize` runs on every rank after the tests, before MPI_Finalize (e.g. to release
+// communicators that the tests shared).
+template <typename F>
+int run_mpi_gtest(int argc, char** argv, F&& before_finalize) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
   ::testing::InitGoogleTest(&argc, argv);
@@ -15,9 +22,16 @@ inline int run_mpi_gtest(int argc, char** argv) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
   }
-  int rc = RUN_ALL_TESTS();
-  int worst = 0;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int rc = RUN_ALL_TESTS();
+  before_finalize();
+  const auto* u = ::testing::UnitTest::GetInstance();
+  std::array<int, 2> v{rc != 0 ? 1 : 0, u->successful_test_count() > 0 ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
-  return worst;
+  if (v[0] != 0) return 1;
+  return v[1] == 0 && u->skipped_test_count() > 0 ? 77 : 0;
+}
+
+inline int run_mpi_gtest(int argc, char** argv) {
+  return run_mpi_gtest(argc, argv, [] {});
 }

@@ -2,7 +2,7 @@
 // the compute alone (forward, backward, SGD) and the full data-parallel step (plus the allreduce of
 // the gradients through elastic::coll's NCCL path and the host mirror download the elastic run loop
 // needs), so the ratio shows what data parallelism and elasticity cost per step. Fixed step counts
-// (ranks must agree), median of 5 timed blocks.
+// (ranks must agree), median of 5 timed blocks (../timing.h).
 //
 //   mpirun -n 1 bench_mnist_gpu [steps=400] [data_dir]
 // Exits 77 without a CUDA device.
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../timing.h"
 #include "elastic/collectives/factory.h"
 #include "gpu_mlp.h"
 #include "idx_reader.h"
@@ -101,22 +102,13 @@ int main(int argc, char** argv) {
                              1.0f / static_cast<float>(batch * static_cast<std::size_t>(size))));
         check(model.download(params.data(), momentum.data(), nullptr));
       };
-      auto rate = [&](auto&& step) {
-        for (int i = 0; i < 10; ++i) step();  // warm-up (cuBLAS heuristics, NCCL channels)
-        std::vector<double> r;
-        for (int b = 0; b < 5; ++b) {
-          MPI_Barrier(MPI_COMM_WORLD);
-          const auto t0 = std::chrono::steady_clock::now();
-          for (int i = 0; i < steps / 5; ++i) step();
-          double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-          r.push_back(static_cast<double>(steps / 5) * static_cast<double>(batch) / dt);
-        }
-        std::nth_element(r.begin(), r.begin() + 2, r.end());
-        return r[2];  // samples/s per rank
-      };
-      const double compute = rate(compute_step);
-      const double dp = rate(dp_step);
+      for (int i = 0; i < 10; ++i) compute_step(), dp_step();  // warm-up (cuBLAS, NCCL channels)
+      const int per_block = steps / 5;
+      const auto [compute_s, dp_s] = elastic::bench::median_seconds<2>(5, {
+          [&] { for (int i = 0; i < per_block; ++i) compute_step(); },
+          [&] { for (int i = 0; i < per_block; ++i) dp_step(); }});
+      const double block_samples = static_cast<double>(per_block) * static_cast<double>(batch);
+      const double compute = block_samples / compute_s, dp = block_samples / dp_s;  // samples/s per rank
       if (rank == 0) {
         std::printf("%8zu %8zu %16.0f %16.0f %16.0f %8.3f\n", hidden, batch, compute, dp, dp * size,
                     dp / compute);

@@ -3,7 +3,7 @@
 // from 1 MiB up, one rank). Both sides are blocking calls (the raw one is ncclAllReduce +
 // cudaStreamSynchronize, since elastic::coll's allreduce returns only when the result is there), on
 // their own communicators over the same ranks. A sample is one barrier-aligned call timed on the
-// slowest rank; the median of the samples is reported.
+// slowest rank; the median of the samples is reported (../timing.h).
 //
 //   mpirun -n 1 bench_nccl [max_MiB=256] [samples=30]
 // Exits 77 without a CUDA device.
@@ -18,25 +18,11 @@
 #include <vector>
 
 #include "elastic/collectives/factory.h"
+#include "../timing.h"
 
 namespace coll = elastic::coll;
 
 namespace {
-
-template <typename F>
-double median_seconds(int samples, F&& f) {
-  std::vector<double> t;
-  for (int i = 0; i < samples; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    t.push_back(dt);
-  }
-  std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
-  return t[t.size() / 2];
-}
 
 [[noreturn]] void die(const char* what, const char* detail) {
   std::fprintf(stderr, "bench_nccl: %s: %s\n", what, detail);
@@ -109,12 +95,7 @@ int main(int argc, char** argv) {
       if (!st.ok()) die("elastic allreduce", st.ToString().c_str());
     };
     for (int w = 0; w < 3; ++w) run_raw(), run_elastic();  // warm both paths up
-    // Interleave the two in halves so that clock or thermal drift hits both alike.
-    const double raw1 = median_seconds(samples / 2 + 1, run_raw);
-    const double ela1 = median_seconds(samples / 2 + 1, run_elastic);
-    const double raw2 = median_seconds(samples / 2 + 1, run_raw);
-    const double ela2 = median_seconds(samples / 2 + 1, run_elastic);
-    const double raw_s = std::min(raw1, raw2), ela_s = std::min(ela1, ela2);
+    const auto [raw_s, ela_s] = elastic::bench::median_seconds<2>(samples, {run_raw, run_elastic});
     if (rank == 0) {
       std::printf("%10zu %12.1f %12.1f %12.2f %12.2f %10.2f\n", bytes, raw_s * 1e6, ela_s * 1e6,
                   static_cast<double>(bytes) / raw_s / 1e9,

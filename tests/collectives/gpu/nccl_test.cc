@@ -29,6 +29,7 @@
 
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/half.h"
+#include "../mpi_gtest_main.h"
 
 namespace elastic::coll {
 namespace {
@@ -642,24 +643,6 @@ TEST(Nccl, StuckCallerStreamTimesOutAndAborts) {
 }  // namespace
 }  // namespace elastic::coll
 
-// Every rank runs every test; rank 0 prints. Exit: 1 if any rank failed, 77 if every test was
-// skipped everywhere (ctest SKIP_RETURN_CODE), else 0.
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int rc = RUN_ALL_TESTS();
-  elastic::coll::shared_comm().reset();
-  const auto* u = ::testing::UnitTest::GetInstance();
-  std::array<int, 2> v{rc != 0 ? 1 : 0, u->successful_test_count() > 0 ? 1 : 0};
-  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  if (v[0] != 0) return 1;
-  return v[1] == 0 && u->skipped_test_count() > 0 ? 77 : 0;
+  return run_mpi_gtest(argc, argv, [] { elastic::coll::shared_comm().reset(); });
 }

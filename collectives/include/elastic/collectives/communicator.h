@@ -6,11 +6,7 @@
 // Contract shared by every backend (MPI for host memory, NCCL for device memory):
 // - allreduce / allreduce_many / broadcast / barrier are COLLECTIVE: every rank of the membership
 //   must call them in the same order with the same sizes, dtypes and ops. They BLOCK the caller
-//   until the operation completes locally or `CallOptions::timeout` expires. One exception, for
-//   speed: under ULFM (`mpirun --with-ft ulfm`) the MPI backend's allreduce with a timeout of 30 s
-//   or more is the blocking MPI_Allreduce, which ULFM ends with Aborted when a peer dies or
-//   revokes; only a peer that is alive but never arrives is then not bounded by the timeout
-//   (mpi/tuning.h says why: the bounded MPI_Iallreduce ran at 0.3-0.6x of MPI_Allreduce).
+//   until the operation completes locally or `CallOptions::timeout` expires.
 // - Status codes carry the retry policy (see STYLE.md):
 //     OK                 done;
 //     DeadlineExceeded   the call did not finish in time (a peer is stuck or gone); the backend has
