@@ -9,18 +9,18 @@
 
 #include "elastic/allocator/node_mapping.h"
 #include "elastic/allocator/solvers.h"
-#include "str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 namespace {
 
 absl::Status field_error(std::string_view field, std::string_view message) {
-  return absl::InvalidArgumentError(str_cat(field, ": ", message));
+  return absl::InvalidArgumentError(fmt::format("{}: {}", field, message));
 }
 
 absl::Status check_non_negative(double value, std::string_view field) {
   if (!std::isfinite(value) || value < 0) {
-    return field_error(field, str_cat("must be finite and >= 0, got ", value));
+    return field_error(field, fmt::format("must be finite and >= 0, got {}", value));
   }
   return absl::OkStatus();
 }
@@ -44,20 +44,21 @@ absl::StatusOr<CountSolution> dispatch(SolverKind solver, const CountModel& mode
 absl::Status check_solution(const CountModel& model, const CountSolution& solution,
                             std::string_view kind) {
   if (solution.counts.size() != model.jobs.size()) {
-    return absl::InternalError(str_cat("solver returned ", solution.counts.size(), " counts for ",
-                                       model.jobs.size(), " jobs of kind '", kind, "'"));
+    return absl::InternalError(fmt::format("solver returned {} counts for {} jobs of kind '{}'",
+                                           solution.counts.size(), model.jobs.size(), kind));
   }
   long total = 0;
   for (std::size_t j = 0; j < model.jobs.size(); ++j) {
     if (!model.allowed(j, solution.counts[j])) {
-      return absl::InternalError(str_cat("solver returned the count ", solution.counts[j],
-                                         ", not allowed for job ", j, " of kind '", kind, "'"));
+      return absl::InternalError(
+          fmt::format("solver returned the count {}, not allowed for job {} of kind '{}'",
+                      solution.counts[j], j, kind));
     }
     total += solution.counts[j];
   }
   if (total > model.pool) {
     return absl::InternalError(
-        str_cat("solver used ", total, " nodes of kind '", kind, "', the pool has ", model.pool));
+        fmt::format("solver used {} nodes of kind '{}', the pool has {}", total, kind, model.pool));
   }
   return absl::OkStatus();
 }
@@ -79,43 +80,43 @@ int rank(SolveStatus status) {
 
 absl::Status validate_problem(const Problem& problem) {
   if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0) {
-    return field_error("horizon_s", str_cat("must be > 0, got ", problem.horizon_s));
+    return field_error("horizon_s", fmt::format("must be > 0, got {}", problem.horizon_s));
   }
   if (!(problem.time_limit_s > 0)) {
-    return field_error("time_limit_s", str_cat("must be > 0, got ", problem.time_limit_s));
+    return field_error("time_limit_s", fmt::format("must be > 0, got {}", problem.time_limit_s));
   }
   std::unordered_map<std::string_view, std::size_t> pool;  // name -> index in problem.nodes
   for (std::size_t i = 0; i < problem.nodes.size(); ++i) {
     const Node& node = problem.nodes[i];
-    const std::string field = str_cat("nodes[", i, "]");
+    const std::string field = fmt::format("nodes[{}]", i);
     if (node.name.empty()) return field_error(field, "empty node name");
     const auto [it, inserted] = pool.emplace(node.name, i);
     if (!inserted) {
       return field_error(
-          field, str_cat("duplicate node '", node.name, "' (also nodes[", it->second, "])"));
+          field, fmt::format("duplicate node '{}' (also nodes[{}])", node.name, it->second));
     }
     if (std::isnan(node.expected_idle_s) || node.expected_idle_s < 0) {
-      return field_error(str_cat(field, ".expected_idle_s"),
-                         str_cat("must be >= 0, got ", node.expected_idle_s));
+      return field_error(fmt::format("{}.expected_idle_s", field),
+                         fmt::format("must be >= 0, got {}", node.expected_idle_s));
     }
   }
   std::unordered_map<std::string_view, std::size_t> ids;
   std::unordered_map<std::string_view, std::size_t> holder;  // node name -> job index
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const Job& job = problem.jobs[j];
-    const std::string prefix = str_cat("jobs[", j, "]");
+    const std::string prefix = fmt::format("jobs[{}]", j);
     if (job.id.empty()) return field_error(prefix + ".id", "empty job id");
     const auto [id_it, id_new] = ids.emplace(job.id, j);
     if (!id_new) {
-      return field_error(prefix + ".id", str_cat("duplicate job id '", job.id, "' (also jobs[",
-                                                 id_it->second, "])"));
+      return field_error(prefix + ".id", fmt::format("duplicate job id '{}' (also jobs[{}])",
+                                                     job.id, id_it->second));
     }
     if (job.min_nodes < 1) {
-      return field_error(prefix + ".min_nodes", str_cat("must be >= 1, got ", job.min_nodes));
+      return field_error(prefix + ".min_nodes", fmt::format("must be >= 1, got {}", job.min_nodes));
     }
     if (job.min_nodes > job.max_nodes) {
       return field_error(prefix + ".max_nodes",
-                         str_cat("min_nodes ", job.min_nodes, " > max_nodes ", job.max_nodes));
+                         fmt::format("min_nodes {} > max_nodes {}", job.min_nodes, job.max_nodes));
     }
     if (absl::Status s = check_non_negative(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
       return s;
@@ -126,26 +127,26 @@ absl::Status validate_problem(const Problem& problem) {
     }
     if (absl::Status s = check_non_negative(job.weight, prefix + ".weight"); !s.ok()) return s;
     if (job.min_share < 0) {
-      return field_error(prefix + ".min_share", str_cat("must be >= 0, got ", job.min_share));
+      return field_error(prefix + ".min_share", fmt::format("must be >= 0, got {}", job.min_share));
     }
     if (job.scaling.empty()) return field_error(prefix + ".scaling", "empty table");
     if (job.value && job.value->empty()) return field_error(prefix + ".value", "empty table");
     for (std::size_t k = 0; k < job.nodes.size(); ++k) {
       const std::string& name = job.nodes[k];
-      const std::string field = str_cat(prefix, ".nodes[", k, "]");
+      const std::string field = fmt::format("{}.nodes[{}]", prefix, k);
       if (name.empty()) return field_error(field, "empty node name");
       const auto [it, inserted] = holder.emplace(name, j);
       if (!inserted) {
         return field_error(
             field, it->second == j
-                       ? str_cat("node '", name, "' listed twice")
-                       : str_cat("node '", name, "' is also held by jobs[", it->second, "]"));
+                       ? fmt::format("node '{}' listed twice", name)
+                       : fmt::format("node '{}' is also held by jobs[{}]", name, it->second));
       }
       const auto in_pool = pool.find(name);
       if (in_pool != pool.end() && problem.nodes[in_pool->second].kind != job.node_kind) {
         return field_error(
-            field, str_cat("node '", name, "' is of kind '", problem.nodes[in_pool->second].kind,
-                           "' but the job runs on kind '", job.node_kind, "'"));
+            field, fmt::format("node '{}' is of kind '{}' but the job runs on kind '{}'", name,
+                               problem.nodes[in_pool->second].kind, job.node_kind));
       }
     }
   }

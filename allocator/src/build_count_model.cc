@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "elastic/allocator/allocator.h"
-#include "str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 namespace {
@@ -21,8 +21,8 @@ absl::StatusOr<PiecewiseLinear> job_value(const Job& job, std::size_t index, Obj
     case Objective::kSpeedup: {
       const double one = job.scaling.at(1.0);
       if (!(one > 0)) {
-        return absl::InvalidArgumentError(str_cat(
-            "jobs[", index, "].scaling: the speedup objective needs samples/s > 0 at 1 node"));
+        return absl::InvalidArgumentError(fmt::format(
+            "jobs[{}].scaling: the speedup objective needs samples/s > 0 at 1 node", index));
       }
       return job.scaling.scaled(1.0 / one);
     }

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 
@@ -18,7 +18,7 @@ void GzLineReader::Closer::operator()(gzFile_s* file) const noexcept {
 absl::StatusOr<GzLineReader> GzLineReader::open(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
-    return absl::NotFoundError(str_cat(path, ": cannot open: ", std::strerror(errno)));
+    return absl::NotFoundError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   }
   return GzLineReader(path, file);
 }
@@ -33,8 +33,8 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
       int code = Z_OK;
       const char* message = gzerror(file_.get(), &code);
       if (code != Z_OK && code != Z_STREAM_END) {
-        return absl::DataLossError(str_cat(path_, ":", line_number_ + 1,
-                                           ": cannot read: ", message ? message : "zlib error"));
+        return absl::DataLossError(fmt::format("{}:{}: cannot read: {}", path_, line_number_ + 1,
+                                               message ? message : "zlib error"));
       }
       break;  // end of file
     }

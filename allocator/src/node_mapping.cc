@@ -8,7 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 namespace {
@@ -110,7 +110,7 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
     std::span<const int> counts) {
   if (held.size() != counts.size()) {
     return absl::InvalidArgumentError(
-        str_cat("map_nodes: ", held.size(), " held lists but ", counts.size(), " counts"));
+        fmt::format("map_nodes: {} held lists but {} counts", held.size(), counts.size()));
   }
   // Positions in natural name order: "close together" means close in this order.
   std::vector<int> order(pool.size());
@@ -130,17 +130,17 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
   std::vector<std::vector<int>> have(held.size());
   for (std::size_t j = 0; j < held.size(); ++j) {
     if (counts[j] < 0) {
-      return absl::InvalidArgumentError(str_cat("map_nodes: negative count for job ", j));
+      return absl::InvalidArgumentError(fmt::format("map_nodes: negative count for job {}", j));
     }
     total += counts[j];
     for (const std::string& name : held[j]) {
       const auto it = position.find(name);
       if (it == position.end()) {
         return absl::InvalidArgumentError(
-            str_cat("map_nodes: job ", j, " holds '", name, "', not in the pool"));
+            fmt::format("map_nodes: job {} holds '{}', not in the pool", j, name));
       }
       if (used[it->second]) {
-        return absl::InvalidArgumentError(str_cat("map_nodes: node '", name, "' is held twice"));
+        return absl::InvalidArgumentError(fmt::format("map_nodes: node '{}' is held twice", name));
       }
       used[it->second] = true;
       have[j].push_back(it->second);
@@ -148,7 +148,7 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
   }
   if (total > static_cast<long>(pool.size())) {
     return absl::InvalidArgumentError(
-        str_cat("map_nodes: counts sum to ", total, " but the pool has ", pool.size()));
+        fmt::format("map_nodes: counts sum to {} but the pool has {}", total, pool.size()));
   }
 
   std::vector<NodeAssignment> out(held.size());

@@ -8,8 +8,8 @@
 #include <unordered_set>
 
 #include "elastic/allocator/allocator.h"
+#include "fmt/format.h"
 #include "fmt/ranges.h"
-#include "str_cat.h"
 
 namespace elastic::alloc {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 absl::Status field_error(std::string_view field, std::string_view message) {
-  return absl::InvalidArgumentError(str_cat(field, ": ", message));
+  return absl::InvalidArgumentError(fmt::format("{}: {}", field, message));
 }
 
 std::string_view type_name(const json& value) {
@@ -42,17 +42,16 @@ std::string_view type_name(const json& value) {
 }
 
 absl::Status wrong_type(const json& value, std::string_view field, std::string_view expected) {
-  return field_error(field, str_cat("expected ", expected, ", got ", type_name(value)));
+  return field_error(field, fmt::format("expected {}, got {}", expected, type_name(value)));
 }
 
 absl::Status check_keys(const json& object, std::string_view field,
                         std::initializer_list<std::string_view> allowed) {
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      const std::string where = field.empty() ? key : str_cat(field, ".", key);
-      return field_error(
-          where,
-          str_cat("unknown field (accepted: ", fmt::format("{}", fmt::join(allowed, ", ")), ")"));
+      const std::string where = field.empty() ? key : fmt::format("{}.{}", field, key);
+      return field_error(where,
+                         fmt::format("unknown field (accepted: {})", fmt::join(allowed, ", ")));
     }
   }
   return absl::OkStatus();
@@ -67,7 +66,7 @@ absl::StatusOr<double> get_number(const json& value, std::string_view field) {
 
 absl::StatusOr<double> get_non_negative(const json& value, std::string_view field) {
   absl::StatusOr<double> d = get_number(value, field);
-  if (d.ok() && *d < 0) return field_error(field, str_cat("must be >= 0, got ", *d));
+  if (d.ok() && *d < 0) return field_error(field, fmt::format("must be >= 0, got {}", *d));
   return d;
 }
 
@@ -75,7 +74,7 @@ absl::StatusOr<int> get_int(const json& value, std::string_view field) {
   if (!value.is_number()) return wrong_type(value, field, "an integer");
   const double d = value.get<double>();
   if (d != std::floor(d) || std::fabs(d) > std::numeric_limits<int>::max()) {
-    return field_error(field, str_cat("expected an integer, got ", value.dump()));
+    return field_error(field, fmt::format("expected an integer, got {}", value.dump()));
   }
   return static_cast<int>(d);
 }
@@ -90,9 +89,9 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
   if (!value.is_object()) return wrong_type(value, field, "an object");
   if (absl::Status s = check_keys(value, field, {"nodes", values_key}); !s.ok()) return s;
   for (std::string_view key : {std::string_view("nodes"), values_key}) {
-    if (!value.contains(key)) return field_error(str_cat(field, ".", key), "missing");
+    if (!value.contains(key)) return field_error(fmt::format("{}.{}", field, key), "missing");
     if (!value.at(key).is_array()) {
-      return wrong_type(value.at(key), str_cat(field, ".", key), "an array");
+      return wrong_type(value.at(key), fmt::format("{}.{}", field, key), "an array");
     }
   }
   const json& nodes = value.at("nodes");
@@ -100,26 +99,26 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
   std::vector<int> counts;
   std::vector<double> numbers;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const std::string at = str_cat(field, ".nodes[", i, "]");
+    const std::string at = fmt::format("{}.nodes[{}]", field, i);
     absl::StatusOr<int> n = get_int(nodes[i], at);
     if (!n.ok()) return n.status();
-    if (*n < 0) return field_error(at, str_cat("node count must be >= 0, got ", *n));
+    if (*n < 0) return field_error(at, fmt::format("node count must be >= 0, got {}", *n));
     if (i > 0 && *n <= counts.back()) {
       return field_error(at,
-                         str_cat("node counts must increase (", counts.back(), " then ", *n, ")"));
+                         fmt::format("node counts must increase ({} then {})", counts.back(), *n));
     }
     counts.push_back(*n);
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     absl::StatusOr<double> v =
-        get_non_negative(values[i], str_cat(field, ".", values_key, "[", i, "]"));
+        get_non_negative(values[i], fmt::format("{}.{}[{}]", field, values_key, i));
     if (!v.ok()) return v.status();
     numbers.push_back(*v);
   }
-  if (counts.empty()) return field_error(str_cat(field, ".nodes"), "empty table");
+  if (counts.empty()) return field_error(fmt::format("{}.nodes", field), "empty table");
   if (counts.size() != numbers.size()) {
-    return field_error(str_cat(field, ".", values_key),
-                       str_cat(numbers.size(), " values but nodes has ", counts.size()));
+    return field_error(fmt::format("{}.{}", field, values_key),
+                       fmt::format("{} values but nodes has {}", numbers.size(), counts.size()));
   }
   return PiecewiseLinear::create(counts, numbers, field);
 }
@@ -163,7 +162,7 @@ absl::StatusOr<std::vector<std::string>> get_names(const json& value, const std:
   if (!value.is_array()) return wrong_type(value, field, "an array of node names");
   std::vector<std::string> names;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    absl::StatusOr<std::string> name = get_string(value[i], str_cat(field, "[", i, "]"));
+    absl::StatusOr<std::string> name = get_string(value[i], fmt::format("{}[{}]", field, i));
     if (!name.ok()) return name.status();
     names.push_back(*std::move(name));
   }
@@ -180,7 +179,7 @@ absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
     return s;
   }
   for (const char* key : {"id", "max_nodes", "scaling"}) {
-    if (!value.contains(key)) return field_error(str_cat(field, ".", key), "missing");
+    if (!value.contains(key)) return field_error(fmt::format("{}.{}", field, key), "missing");
   }
   Job job;
   absl::StatusOr<std::string> id = get_string(value.at("id"), field + ".id");
@@ -188,14 +187,14 @@ absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
   job.id = *id;
   auto read_int = [&](const char* key, int& out) -> absl::Status {
     if (!value.contains(key)) return absl::OkStatus();
-    absl::StatusOr<int> n = get_int(value.at(key), str_cat(field, ".", key));
+    absl::StatusOr<int> n = get_int(value.at(key), fmt::format("{}.{}", field, key));
     if (!n.ok()) return n.status();
     out = *n;
     return absl::OkStatus();
   };
   auto read_non_negative = [&](const char* key, double& out) -> absl::Status {
     if (!value.contains(key)) return absl::OkStatus();
-    absl::StatusOr<double> d = get_non_negative(value.at(key), str_cat(field, ".", key));
+    absl::StatusOr<double> d = get_non_negative(value.at(key), fmt::format("{}.{}", field, key));
     if (!d.ok()) return d.status();
     out = *d;
     return absl::OkStatus();
@@ -289,8 +288,8 @@ absl::StatusOr<Objective> parse_objective(std::string_view name) {
        {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
     if (name == to_string(o)) return o;
   }
-  return absl::InvalidArgumentError(str_cat("objective: unknown objective '", name,
-                                            "' (accepted: throughput, speedup, weighted, fair)"));
+  return absl::InvalidArgumentError(fmt::format(
+      "objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)", name));
 }
 
 absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
@@ -298,8 +297,8 @@ absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
        {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
     if (name == to_string(s)) return s;
   }
-  return absl::InvalidArgumentError(
-      str_cat("solver: unknown solver '", name, "' (accepted: milp, dp, node-milp, equal-share)"));
+  return absl::InvalidArgumentError(fmt::format(
+      "solver: unknown solver '{}' (accepted: milp, dp, node-milp, equal-share)", name));
 }
 
 absl::StatusOr<Problem> problem_from_json(const json& value) {
@@ -316,13 +315,13 @@ absl::StatusOr<Problem> problem_from_json(const json& value) {
   Problem problem;
   const json& nodes = value.at("nodes");
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    absl::StatusOr<Node> node = get_node(nodes[i], str_cat("nodes[", i, "]"));
+    absl::StatusOr<Node> node = get_node(nodes[i], fmt::format("nodes[{}]", i));
     if (!node.ok()) return node.status();
     problem.nodes.push_back(*std::move(node));
   }
   const json& jobs = value.at("jobs");
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    absl::StatusOr<Job> job = get_job(jobs[j], str_cat("jobs[", j, "]"));
+    absl::StatusOr<Job> job = get_job(jobs[j], fmt::format("jobs[{}]", j));
     if (!job.ok()) return job.status();
     problem.jobs.push_back(*std::move(job));
   }

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "elastic/allocator/gz_line_reader.h"
-#include "str_cat.h"
+#include "fmt/format.h"
 
 namespace elastic::alloc {
 namespace {
@@ -32,7 +32,7 @@ struct Where {
 
 absl::Status error_at(const Where& where, std::string_view message) {
   return absl::InvalidArgumentError(
-      str_cat(where.path, ":", where.line, ":", where.column, ": ", where.name, ": ", message));
+      fmt::format("{}:{}:{}: {}: {}", where.path, where.line, where.column, where.name, message));
 }
 
 // RFC 4180 style: commas separate fields, a field may be quoted, "" inside quotes is a quote.
@@ -61,11 +61,11 @@ absl::StatusOr<std::vector<Field>> split_csv(std::string_view line, const std::s
       }
       if (!closed) {
         return absl::InvalidArgumentError(
-            str_cat(path, ":", line_number, ":", field.column, ": unterminated quote"));
+            fmt::format("{}:{}:{}: unterminated quote", path, line_number, field.column));
       }
       if (i < line.size() && line[i] != ',') {
         return absl::InvalidArgumentError(
-            str_cat(path, ":", line_number, ":", i + 1, ": expected ',' after a quoted field"));
+            fmt::format("{}:{}:{}: expected ',' after a quoted field", path, line_number, i + 1));
       }
     } else {
       while (i < line.size() && line[i] != ',') field.text.push_back(line[i++]);
@@ -88,16 +88,16 @@ absl::StatusOr<double> parse_number(std::string_view text, const Where& where) {
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
-    return error_at(where, str_cat("not a number: '", t, "'"));
+    return error_at(where, fmt::format("not a number: '{}'", t));
   }
-  if (!std::isfinite(value)) return error_at(where, str_cat("not finite: '", t, "'"));
+  if (!std::isfinite(value)) return error_at(where, fmt::format("not finite: '{}'", t));
   return value;
 }
 
 absl::StatusOr<double> parse_non_negative(std::string_view text, const Where& where) {
   absl::StatusOr<double> value = parse_number(text, where);
   if (!value.ok()) return value.status();
-  if (*value < 0) return error_at(where, str_cat("must be >= 0, got ", *value));
+  if (*value < 0) return error_at(where, fmt::format("must be >= 0, got {}", *value));
   return value;
 }
 
@@ -105,7 +105,7 @@ absl::StatusOr<int> parse_count(std::string_view text, const Where& where) {
   absl::StatusOr<double> value = parse_number(text, where);
   if (!value.ok()) return value.status();
   if (*value < 0 || *value != std::floor(*value) || *value > 1e9) {
-    return error_at(where, str_cat("must be a whole number of nodes >= 0, got ", *value));
+    return error_at(where, fmt::format("must be a whole number of nodes >= 0, got {}", *value));
   }
   return static_cast<int>(*value);
 }
@@ -126,7 +126,7 @@ absl::StatusOr<std::vector<double>> parse_list(const Field& field, const Where& 
   for (std::size_t index = 0;; ++index) {
     std::size_t comma = t.find(',', start);
     if (comma == std::string_view::npos || comma > close) comma = close;
-    const std::string name = str_cat(where.name, "[", index, "]");
+    const std::string name = fmt::format("{}[{}]", where.name, index);
     std::size_t first = start;  // the element's own column, past any spaces
     while (first < comma && (t[first] == ' ' || t[first] == '\t')) ++first;
     const Where at{where.path, where.line, base + first, name};
@@ -166,14 +166,14 @@ absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
   const bool shape_ok = t.size() == 19 && t[4] == '-' && t[7] == '-' &&
                         (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':';
   if (!shape_ok || !year || !month || !day || !hour || !minute || !second) {
-    return error_at(where, str_cat("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '", t, "'"));
+    return error_at(where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'", t));
   }
   constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
   if (*month < 1 || *month > 12 || *day < 1 ||
       *day > kDays[static_cast<std::size_t>(*month - 1)] - (*month == 2 && !leap ? 1 : 0) ||
       *hour > 23 || *minute > 59 || *second > 60) {
-    return error_at(where, str_cat("not a valid date-time: '", t, "'"));
+    return error_at(where, fmt::format("not a valid date-time: '{}'", t));
   }
   const std::int64_t days =
       days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
@@ -186,11 +186,11 @@ absl::StatusOr<PiecewiseLinear> parse_table(const std::vector<int>& counts, cons
   absl::StatusOr<std::vector<double>> values = parse_list(field, where);
   if (!values.ok()) return values.status();
   if (values->size() != counts.size()) {
-    return error_at(where, str_cat(values->size(), " values but Ns has ", counts.size()));
+    return error_at(where, fmt::format("{} values but Ns has {}", values->size(), counts.size()));
   }
   for (std::size_t i = 0; i < values->size(); ++i) {
     if ((*values)[i] < 0) {
-      return error_at(where, str_cat("[", i, "] must be >= 0, got ", (*values)[i]));
+      return error_at(where, fmt::format("[{}] must be >= 0, got {}", i, (*values)[i]));
     }
   }
   absl::StatusOr<PiecewiseLinear> table = PiecewiseLinear::create(counts, *values, where.name);
@@ -206,7 +206,7 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
   std::string line;
   absl::StatusOr<bool> more = reader->next(line);
   if (!more.ok()) return more.status();
-  if (!*more) return absl::InvalidArgumentError(str_cat(path, ":1: empty file, no header"));
+  if (!*more) return absl::InvalidArgumentError(fmt::format("{}:1: empty file, no header", path));
 
   // Columns are found by name so reordered or extra columns still load.
   absl::StatusOr<std::vector<Field>> header = split_csv(line, path, 1);
@@ -219,7 +219,7 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     }
     if (found == header->size()) {
       return absl::InvalidArgumentError(
-          str_cat(path, ":1: header has no column '", kColumns[c], "'"));
+          fmt::format("{}:1: header has no column '{}'", path, kColumns[c]));
     }
     index[c] = found;
   }
@@ -234,9 +234,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     absl::StatusOr<std::vector<Field>> fields = split_csv(line, path, ln);
     if (!fields.ok()) return fields.status();
     if (fields->size() != header->size()) {
-      return absl::InvalidArgumentError(str_cat(path, ":", ln, ":", line.size() + 1, ": ",
-                                                fields->size(), " fields, the header has ",
-                                                header->size()));
+      return absl::InvalidArgumentError(fmt::format("{}:{}:{}: {} fields, the header has {}", path,
+                                                    ln, line.size() + 1, fields->size(),
+                                                    header->size()));
     }
     auto at = [&](std::size_t c) -> const Field& { return (*fields)[index[c]]; };
     auto where = [&](std::size_t c) { return Where{path, ln, at(c).column, kColumns[c]}; };
@@ -252,9 +252,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     if (!jmin.ok()) return jmin.status();
     absl::StatusOr<int> jmax = parse_count(at(4).text, where(4));
     if (!jmax.ok()) return jmax.status();
-    if (*jmin < 1) return error_at(where(3), str_cat("must be >= 1, got ", *jmin));
+    if (*jmin < 1) return error_at(where(3), fmt::format("must be >= 1, got {}", *jmin));
     if (*jmin > *jmax) {
-      return error_at(where(4), str_cat("Jmin ", *jmin, " > Jmax ", *jmax));
+      return error_at(where(4), fmt::format("Jmin {} > Jmax {}", *jmin, *jmax));
     }
     absl::StatusOr<double> pmax = parse_non_negative(at(5).text, where(5));
     if (!pmax.ok()) return pmax.status();
@@ -266,17 +266,17 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     if (ns->empty()) return error_at(where(7), "empty list");
     std::vector<int> counts;
     for (std::size_t i = 0; i < ns->size(); ++i) {
-      const std::string name = str_cat("Ns[", i, "]");
+      const std::string name = fmt::format("Ns[{}]", i);
       const double n = (*ns)[i];
       if (n < 0 || n != std::floor(n) || n > 1e9) {
         return error_at(Where{path, ln, at(7).column, name},
-                        str_cat("must be a whole number of nodes >= 0, got ", n));
+                        fmt::format("must be a whole number of nodes >= 0, got {}", n));
       }
       counts.push_back(static_cast<int>(n));
       if (i > 0 && counts[i] <= counts[i - 1]) {
         return error_at(
             Where{path, ln, at(7).column, name},
-            str_cat("node counts must increase (", counts[i - 1], " then ", counts[i], ")"));
+            fmt::format("node counts must increase ({} then {})", counts[i - 1], counts[i]));
       }
     }
     absl::StatusOr<PiecewiseLinear> ps = parse_table(counts, at(8), where(8));

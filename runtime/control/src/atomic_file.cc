@@ -10,13 +10,13 @@
 #include <random>
 #include <sstream>
 
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 namespace {
 
 absl::Status errno_status(std::string_view what, const std::filesystem::path& path) {
-  return absl::InternalError(cat(what, " ", path.string(), ": ", std::strerror(errno)));
+  return absl::InternalError(fmt::format("{} {}: {}", what, path.string(), std::strerror(errno)));
 }
 
 }  // namespace
@@ -26,8 +26,9 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
   // The temp name is unique per writer so concurrent writers never share a temp file; a leading
   // '.' and a ".tmp" suffix let directory scanners (queue/, the hostfile watcher) skip it.
   std::random_device rd;
-  const std::filesystem::path tmp = path.parent_path() / cat(".", path.filename().string(), ".",
-                                                             getpid(), ".", rd() % 1000000, ".tmp");
+  const std::filesystem::path tmp =
+      path.parent_path() /
+      fmt::format(".{}.{}.{}.tmp", path.filename().string(), getpid(), rd() % 1000000);
   const int fd =
       ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return errno_status("cannot create", tmp);
@@ -68,7 +69,7 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
 absl::StatusOr<std::string> read_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return absl::NotFoundError(cat(path.string(), ": no such file"));
+    return absl::NotFoundError(fmt::format("{}: no such file", path.string()));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return errno_status("cannot read", path);

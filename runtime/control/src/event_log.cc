@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 
@@ -17,7 +17,8 @@ double unix_now() {
 absl::StatusOr<EventLog> EventLog::open(const std::filesystem::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "ae");
   if (f == nullptr) {
-    return absl::InternalError(cat("cannot open ", path.string(), ": ", std::strerror(errno)));
+    return absl::InternalError(
+        fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
   }
   return EventLog(f);
 }
@@ -47,7 +48,7 @@ absl::Status EventLog::write(std::string_view event, const nlohmann::json& field
   }
   const std::string line = r.dump() + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
-    return absl::InternalError(cat("event log write failed: ", std::strerror(errno)));
+    return absl::InternalError(fmt::format("event log write failed: {}", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "fmt/format.h"
 #include "text.h"
 
 namespace elastic::rt {
@@ -17,7 +19,7 @@ std::optional<int> to_int(std::string_view s) {
 }
 
 absl::Status bad(std::string_view source, int line, std::string_view what, std::string_view token) {
-  return absl::InvalidArgumentError(cat(source, ":", line, ": ", what, " '", token, "'"));
+  return absl::InvalidArgumentError(fmt::format("{}:{}: {} '{}'", source, line, what, token));
 }
 
 }  // namespace
@@ -32,11 +34,12 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_sinfo(std::string_view te
     std::vector<std::string_view> f = split(line, " \t\r", true);
     if (f.empty()) continue;
     if (f.size() != 3) {
-      return bad(source, line_no, cat("expected '", kSinfoFormat, "' (3 fields), got"), line);
+      return bad(source, line_no, fmt::format("expected '{}' (3 fields), got", kSinfoFormat), line);
     }
     const std::optional<int> cpus = to_int(f[2]);
-    if (!cpus || *cpus < 1)
+    if (!cpus || *cpus < 1) {
       return bad(source, line_no, "CPU count must be a positive integer:", f[2]);
+    }
     // One line per (node, partition): a node idle in one partition is idle in all of them.
     if (f[1] != "idle" || seen.contains(f[0])) continue;
     HostEntry h{std::string(f[0]), slots > 0 ? slots : *cpus, std::nullopt};
@@ -68,8 +71,10 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view
       std::string_view v = get(key);
       if (v.empty()) continue;
       std::optional<int> n = to_int(v);
-      if (!n || *n < 1)
-        return bad(source, node_line, cat(key, " must be a positive integer for node"), node);
+      if (!n || *n < 1) {
+        return bad(source, node_line, fmt::format("{} must be a positive integer for node", key),
+                   node);
+      }
       cpus = *n;
       break;
     }
@@ -93,20 +98,22 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view
       if (absl::Status s = flush(); !s.ok()) return s;
       continue;
     }
-    if (!is_space(line.front())) {
+    if (!absl::ascii_isspace(line.front())) {
       // A new node block (blocks are normally separated by blank lines; be lenient).
       if (absl::Status s = flush(); !s.ok()) return s;
       node = std::string(line);
       node_line = line_no;
-      if (node.find_first_of(" \t=") != std::string::npos)
+      if (node.find_first_of(" \t=") != std::string::npos) {
         return bad(source, line_no, "expected a node name, got", line);
+      }
       continue;
     }
     if (node.empty()) return bad(source, line_no, "attribute outside a node block:", line);
     const std::string_view kv = trim_left(line);
     const auto eq = kv.find('=');
-    if (eq == std::string_view::npos)
+    if (eq == std::string_view::npos) {
       return bad(source, line_no, "expected 'key = value', got", kv);
+    }
     attrs[std::string(trim(kv.substr(0, eq)))] = std::string(trim(kv.substr(eq + 1)));
   }
   if (absl::Status s = flush(); !s.ok()) return s;

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "elastic/control/up_command.h"
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 namespace {
@@ -23,35 +23,38 @@ struct Change {
 absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
                                               const TraceFeedOptions& options) {
   if (options.nodes < 1) {
-    return absl::InvalidArgumentError(cat("--nodes: must be at least 1, not ", options.nodes));
+    return absl::InvalidArgumentError(
+        fmt::format("--nodes: must be at least 1, not {}", options.nodes));
   }
   if (options.slots < 1) {
-    return absl::InvalidArgumentError(cat("--slots: must be at least 1, not ", options.slots));
+    return absl::InvalidArgumentError(
+        fmt::format("--slots: must be at least 1, not {}", options.slots));
   }
   if (static_cast<std::size_t>(options.nodes) > trace.node_names.size()) {
-    return absl::InvalidArgumentError(cat("--nodes: the trace has only ", trace.node_names.size(),
-                                          " node(s), not ", options.nodes));
+    return absl::InvalidArgumentError(fmt::format("--nodes: the trace has only {} node(s), not {}",
+                                                  trace.node_names.size(), options.nodes));
   }
   double lo = trace.start;
   if (options.start) {
     const double s = *options.start;
     if (!std::isfinite(s) || s < 0) {
-      return absl::InvalidArgumentError(cat("--start: must be a non-negative number, not ", s));
+      return absl::InvalidArgumentError(
+          fmt::format("--start: must be a non-negative number, not {}", s));
     }
     lo = s >= kUnixTimeThreshold ? s : trace.start + s;
   }
   if (lo < trace.start || lo >= trace.end) {
-    return absl::InvalidArgumentError(
-        cat("--start: ", static_cast<long long>(lo), " is outside the trace [",
-            static_cast<long long>(trace.start), ", ", static_cast<long long>(trace.end),
-            ") (offsets count from the trace's start; it is ",
-            static_cast<long long>(trace.end - trace.start), " s long)"));
+    return absl::InvalidArgumentError(fmt::format(
+        "--start: {} is outside the trace [{}, {}) (offsets count from the trace's start; it is {} "
+        "s long)",
+        static_cast<long long>(lo), static_cast<long long>(trace.start),
+        static_cast<long long>(trace.end), static_cast<long long>(trace.end - trace.start)));
   }
   double hi = trace.end;
   if (options.duration) {
     if (!std::isfinite(*options.duration) || *options.duration <= 0) {
-      return absl::InvalidArgumentError(
-          cat("--duration: must be a positive number of trace seconds, not ", *options.duration));
+      return absl::InvalidArgumentError(fmt::format(
+          "--duration: must be a positive number of trace seconds, not {}", *options.duration));
     }
     hi = std::min(trace.end, lo + *options.duration);
   }
@@ -134,7 +137,8 @@ absl::Status run_trace_feed(const TraceFeedPlan& plan, const std::filesystem::pa
                             double speed,
                             const std::function<void(const TraceStep&, double wall_s)>& on_step) {
   if (!std::isfinite(speed) || speed <= 0) {
-    return absl::InvalidArgumentError(cat("--speed: must be a positive number, not ", speed));
+    return absl::InvalidArgumentError(
+        fmt::format("--speed: must be a positive number, not {}", speed));
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();

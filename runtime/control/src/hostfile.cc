@@ -1,9 +1,12 @@
 #include "elastic/control/hostfile.h"
 
 #include <charconv>
+#include <iterator>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "elastic/control/atomic_file.h"
+#include "fmt/format.h"
 #include "text.h"
 
 namespace elastic::rt {
@@ -12,7 +15,7 @@ namespace {
 bool valid_host_name(std::string_view name) {
   if (name.empty() || name.size() > 255 || name.front() == '-') return false;
   for (char c : name) {
-    if (!is_alnum(c) && c != '-' && c != '.' && c != '_') {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '.' && c != '_') {
       return false;
     }
   }
@@ -35,12 +38,14 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
   int line_no = 0;
   for (std::string_view line : split(text, "\n")) {
     ++line_no;
-    if (const auto hash = line.find('#'); hash != std::string_view::npos)
+    if (const auto hash = line.find('#'); hash != std::string_view::npos) {
       line = line.substr(0, hash);
+    }
     std::vector<std::string_view> tokens = split(line, " \t\r\v\f", true);
     if (tokens.empty()) continue;
     const auto error = [&](std::string_view what, std::string_view token) {
-      return absl::InvalidArgumentError(cat(source, ":", line_no, ": ", what, " '", token, "'"));
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: {} '{}'", source, line_no, what, token));
     };
     HostEntry entry;
     entry.name = std::string(tokens[0]);
@@ -83,8 +88,8 @@ absl::StatusOr<std::vector<HostEntry>> read_hostfile(const std::filesystem::path
 std::string format_hostfile(const std::vector<HostEntry>& hosts) {
   std::string out;
   for (const HostEntry& h : hosts) {
-    str_append(&out, h.name, " slots=", h.slots);
-    if (h.max_slots) str_append(&out, " max_slots=", *h.max_slots);
+    fmt::format_to(std::back_inserter(out), "{} slots={}", h.name, h.slots);
+    if (h.max_slots) fmt::format_to(std::back_inserter(out), " max_slots={}", *h.max_slots);
     out += '\n';
   }
   return out;

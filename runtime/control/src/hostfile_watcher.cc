@@ -9,7 +9,7 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/hostfile.h"
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 namespace {
@@ -39,7 +39,7 @@ absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
   const std::filesystem::path dir = w->path_.parent_path();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    return absl::NotFoundError(cat("hostfile directory ", dir.string(), " does not exist"));
+    return absl::NotFoundError(fmt::format("hostfile directory {} does not exist", dir.string()));
   }
   // Initial version: must be good (or absent when allowed) — a daemon should not start on a typo.
   std::optional<HostfileUpdate> first = w->check_now(/*complete=*/true);
@@ -70,9 +70,9 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
     absence_reported_ = true;
     HostfileUpdate u;
     u.hosts = hosts_;
-    u.status = absl::NotFoundError(cat(path_.string(), ": hostfile ",
-                                       was_seen ? "disappeared" : "does not exist",
-                                       was_seen ? "; keeping the last good version" : ""));
+    u.status = absl::NotFoundError(fmt::format("{}: hostfile {}{}", path_.string(),
+                                               was_seen ? "disappeared" : "does not exist",
+                                               was_seen ? "; keeping the last good version" : ""));
     return u;
   }
   const std::int64_t mtime_ns =
@@ -103,8 +103,8 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
   if (!parsed.ok()) {
     HostfileUpdate u;
     u.hosts = hosts_;
-    u.status = absl::InvalidArgumentError(
-        cat(parsed.status().message(), " (rejected; keeping the last good version)"));
+    u.status = absl::InvalidArgumentError(fmt::format(
+        "{} (rejected; keeping the last good version)", std::string(parsed.status().message())));
     return u;
   }
   HostfileUpdate u = diff_hosts(hosts_, *parsed);

@@ -11,7 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "elastic/control/atomic_file.h"
+#include "fmt/format.h"
 #include "text.h"
 
 namespace elastic::rt {
@@ -24,11 +26,11 @@ class ErrorSite {
   absl::Status at(const toml::source_region& where, std::string_view field,
                   std::string_view what) const {
     if (where.begin.line == 0) return nowhere(field, what);
-    return absl::InvalidArgumentError(cat(source_, ":", where.begin.line, ":", where.begin.column,
-                                          ": field '", field, "': ", what));
+    return absl::InvalidArgumentError(fmt::format(
+        "{}:{}:{}: field '{}': {}", source_, where.begin.line, where.begin.column, field, what));
   }
   absl::Status nowhere(std::string_view field, std::string_view what) const {
-    return absl::InvalidArgumentError(cat(source_, ": field '", field, "': ", what));
+    return absl::InvalidArgumentError(fmt::format("{}: field '{}': {}", source_, field, what));
   }
 
  private:
@@ -46,7 +48,7 @@ absl::StatusOr<std::int64_t> get_int(const toml::node& n, std::string_view field
   const auto* i = n.as_integer();
   if (i == nullptr) return err.at(n.source(), field, "must be an integer");
   if (i->get() < min) {
-    return err.at(n.source(), field, cat("must be >= ", min, ", got ", i->get()));
+    return err.at(n.source(), field, fmt::format("must be >= {}, got {}", min, i->get()));
   }
   if (i->get() > std::numeric_limits<int>::max() && field != "target_samples") {
     return err.at(n.source(), field, "is too large");
@@ -65,7 +67,7 @@ absl::StatusOr<double> get_number(const toml::node& n, std::string_view field,
     return err.at(n.source(), field, "must be a number");
   }
   if (!std::isfinite(v) || v < 0) {
-    return err.at(n.source(), field, cat("must be a finite number >= 0, got ", v));
+    return err.at(n.source(), field, fmt::format("must be a finite number >= 0, got {}", v));
   }
   return v;
 }
@@ -77,7 +79,7 @@ absl::StatusOr<std::vector<T>> get_array(const toml::node& n, std::string_view f
   if (arr == nullptr) return err.at(n.source(), field, "must be an array");
   std::vector<T> out;
   for (std::size_t i = 0; i < arr->size(); ++i) {
-    const std::string item = cat(field, "[", i, "]");
+    const std::string item = fmt::format("{}[{}]", field, i);
     absl::StatusOr<T> v = get((*arr)[i], item, err);
     if (!v.ok()) return v.status();
     out.push_back(*v);
@@ -91,7 +93,7 @@ absl::StatusOr<ScalingSpec> parse_scaling(const toml::node& n, const ErrorSite& 
   ScalingSpec s;
   bool have_nodes = false, have_rates = false;
   for (auto&& [key, value] : *t) {
-    const std::string field = cat("scaling.", key.str());
+    const std::string field = fmt::format("scaling.{}", key.str());
     if (key.str() == "nodes") {
       auto v = get_array<int>(
           value, field, err,
@@ -128,13 +130,14 @@ absl::StatusOr<ScalingSpec> parse_scaling(const toml::node& n, const ErrorSite& 
                   "is required when the other half of the table is given");
   }
   if (s.nodes.size() != s.samples_per_s.size()) {
-    return err.at(
-        n.source(), "scaling.samples_per_s",
-        cat("has ", s.samples_per_s.size(), " entries but scaling.nodes has ", s.nodes.size()));
+    return err.at(n.source(), "scaling.samples_per_s",
+                  fmt::format("has {} entries but scaling.nodes has {}", s.samples_per_s.size(),
+                              s.nodes.size()));
   }
   if (!s.value.empty() && s.value.size() != s.nodes.size()) {
-    return err.at(n.source(), "scaling.value",
-                  cat("has ", s.value.size(), " entries but scaling.nodes has ", s.nodes.size()));
+    return err.at(
+        n.source(), "scaling.value",
+        fmt::format("has {} entries but scaling.nodes has {}", s.value.size(), s.nodes.size()));
   }
   return s;
 }
@@ -151,15 +154,16 @@ absl::Status assign_int(const toml::node& value, std::string_view field, const E
 
 absl::Status validate_job_id(std::string_view id) {
   if (id.empty() || id.size() > 64) {
-    return absl::InvalidArgumentError(cat("job id '", id, "' must be 1 to 64 characters"));
+    return absl::InvalidArgumentError(fmt::format("job id '{}' must be 1 to 64 characters", id));
   }
   if (id.front() == '.' || id.front() == '-') {
-    return absl::InvalidArgumentError(cat("job id '", id, "' must not start with '.' or '-'"));
+    return absl::InvalidArgumentError(
+        fmt::format("job id '{}' must not start with '.' or '-'", id));
   }
   for (char c : id) {
-    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') {
       return absl::InvalidArgumentError(
-          cat("job id '", id, "' may only contain letters, digits, '.', '_' and '-'"));
+          fmt::format("job id '{}' may only contain letters, digits, '.', '_' and '-'", id));
     }
   }
   return absl::OkStatus();
@@ -174,7 +178,7 @@ std::string generate_job_id() {
   std::random_device rd;
   char tail[8];
   std::snprintf(tail, sizeof(tail), "%04x", rd() & 0xffffU);
-  return cat("job-", stamp, "-", tail);
+  return fmt::format("job-{}-{}", stamp, tail);
 }
 
 absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view source) {
@@ -184,8 +188,8 @@ absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view s
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    return absl::InvalidArgumentError(
-        cat(source, ":", where.line, ":", where.column, ": TOML syntax error: ", e.description()));
+    return absl::InvalidArgumentError(fmt::format("{}:{}:{}: TOML syntax error: {}", source,
+                                                  where.line, where.column, e.description()));
   }
   JobSpec spec;
   bool have_command = false, have_min = false, have_max = false;
@@ -218,7 +222,7 @@ absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view s
       const auto* t = value.as_table();
       if (t == nullptr) return err.at(value.source(), field, "must be a table of strings");
       for (auto&& [k, v] : *t) {
-        const std::string f = cat("env.", k.str());
+        const std::string f = fmt::format("env.{}", k.str());
         if (k.str().empty() || k.str().find('=') != std::string_view::npos) {
           return err.at(k.source(), f, "is not a valid environment variable name");
         }
@@ -257,9 +261,9 @@ absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view s
   // One bound given: the other follows it, so `max_nodes = 4` alone means 1..4.
   if (have_min && !have_max) spec.max_nodes = std::max(spec.max_nodes, spec.min_nodes);
   if (spec.min_nodes > spec.max_nodes) {
-    return err.at(
-        have_max ? max_at : min_at, have_max ? "max_nodes" : "min_nodes",
-        cat("min_nodes (", spec.min_nodes, ") is greater than max_nodes (", spec.max_nodes, ")"));
+    return err.at(have_max ? max_at : min_at, have_max ? "max_nodes" : "min_nodes",
+                  fmt::format("min_nodes ({}) is greater than max_nodes ({})", spec.min_nodes,
+                              spec.max_nodes));
   }
   return spec;
 }
@@ -278,14 +282,14 @@ absl::StatusOr<std::filesystem::path> resolve_command(std::string_view command,
   };
   if (command.find('/') != std::string_view::npos) {
     if (runnable(std::filesystem::path(command))) return std::filesystem::path(command);
-    return absl::NotFoundError(cat("command '", command, "' is not an executable file"));
+    return absl::NotFoundError(fmt::format("command '{}' is not an executable file", command));
   }
   for (std::string_view dir : split(path_env, ":")) {
     const std::filesystem::path candidate =
         std::filesystem::path(dir.empty() ? "." : std::string(dir)) / std::string(command);
     if (runnable(candidate)) return candidate;
   }
-  return absl::NotFoundError(cat("command '", command, "' was not found on PATH"));
+  return absl::NotFoundError(fmt::format("command '{}' was not found on PATH", command));
 }
 
 std::string job_spec_to_toml(const JobSpec& spec) {
@@ -372,7 +376,7 @@ absl::StatusOr<JobSpec> job_spec_from_json(const nlohmann::json& j) {
     }
     return spec;
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(cat("job spec JSON: ", e.what()));
+    return absl::InvalidArgumentError(fmt::format("job spec JSON: {}", e.what()));
   }
 }
 

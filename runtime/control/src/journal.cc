@@ -9,7 +9,7 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/event_log.h"
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 
@@ -51,7 +51,9 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       if (!spec.ok()) return spec.status();
       if (std::any_of(jobs.begin(), jobs.end(),
                       [&](const JobRecord& j) { return j.spec.id == id; })) {
-        if (warnings) warnings->push_back(cat("job ", id, " submitted twice; kept the first"));
+        if (warnings) {
+          warnings->push_back(fmt::format("job {} submitted twice; kept the first", id));
+        }
         return absl::OkStatus();
       }
       JobRecord rec;
@@ -64,7 +66,7 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
     auto it =
         std::find_if(jobs.begin(), jobs.end(), [&](const JobRecord& j) { return j.spec.id == id; });
     if (it == jobs.end()) {
-      if (warnings) warnings->push_back(cat("'", event, "' for unknown job ", id, " ignored"));
+      if (warnings) warnings->push_back(fmt::format("'{}' for unknown job {} ignored", event, id));
       return absl::OkStatus();
     }
     JobRecord& job = *it;
@@ -98,10 +100,10 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       job.reason = r.value("reason", std::string());
       job.nodes.clear();
     } else {
-      if (warnings) warnings->push_back(cat("unknown event '", event, "' ignored"));
+      if (warnings) warnings->push_back(fmt::format("unknown event '{}' ignored", event));
     }
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(cat("'", event, "' record: ", e.what()));
+    return absl::InvalidArgumentError(fmt::format("'{}' record: {}", event, e.what()));
   }
   return absl::OkStatus();
 }
@@ -131,12 +133,13 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
     if (!applied.ok()) {
       if (last) {
         out.torn_tail = true;
-        out.warnings.push_back(cat(path.string(), ":", line_no, ": torn last record dropped (",
-                                   applied.message(), ")"));
+        out.warnings.push_back(fmt::format("{}:{}: torn last record dropped ({})", path.string(),
+                                           line_no, std::string(applied.message())));
         break;
       }
-      return absl::DataLossError(cat(path.string(), ":", line_no, ": bad journal record (",
-                                     applied.message(), "); refusing to guess"));
+      return absl::DataLossError(fmt::format("{}:{}: bad journal record ({}); refusing to guess",
+                                             path.string(), line_no,
+                                             std::string(applied.message())));
     }
     ++out.records;
     pos = nl + 1;
@@ -157,7 +160,7 @@ absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, Journal
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::InternalError(
-        cat("cannot open journal ", path.string(), ": ", std::strerror(errno)));
+        fmt::format("cannot open journal {}: {}", path.string(), std::strerror(errno)));
   }
   // Cut a torn tail so the next record starts on a line of its own.
   if (::ftruncate(fd, static_cast<off_t>(r->valid_bytes)) != 0 || ::fsync(fd) != 0 ||
@@ -165,7 +168,7 @@ absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, Journal
     const int err = errno;
     ::close(fd);
     return absl::InternalError(
-        cat("cannot repair journal ", path.string(), ": ", std::strerror(err)));
+        fmt::format("cannot repair journal {}: {}", path.string(), std::strerror(err)));
   }
   if (replay != nullptr) *replay = *std::move(r);
   return Journal(path, fd);
@@ -205,13 +208,13 @@ absl::Status Journal::append(std::string_view event, std::string_view job,
     if (n < 0) {
       if (errno == EINTR) continue;
       return absl::InternalError(
-          cat("journal ", path_.string(), ": write: ", std::strerror(errno)));
+          fmt::format("journal {}: write: {}", path_.string(), std::strerror(errno)));
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fdatasync(fd_) != 0) {
     return absl::InternalError(
-        cat("journal ", path_.string(), ": fdatasync: ", std::strerror(errno)));
+        fmt::format("journal {}: fdatasync: {}", path_.string(), std::strerror(errno)));
   }
   return absl::OkStatus();
 }

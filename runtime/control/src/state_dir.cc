@@ -12,7 +12,6 @@
 
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
-#include "text.h"
 
 namespace elastic::rt {
 namespace fs = std::filesystem;
@@ -28,21 +27,23 @@ fs::path default_state_dir() {
 absl::Status check_private_dir(const fs::path& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
-    return absl::NotFoundError(cat("state dir ", dir.string(), ": ", std::strerror(errno)));
+    return absl::NotFoundError(fmt::format("state dir {}: {}", dir.string(), std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(cat("state dir ", dir.string(), " is not a directory"));
+    return absl::FailedPreconditionError(
+        fmt::format("state dir {} is not a directory", dir.string()));
   }
   if (st.st_uid != ::getuid()) {
-    return absl::FailedPreconditionError(cat(
-        "state dir ", dir.string(), " is owned by uid ", st.st_uid, ", not by you (uid ",
-        ::getuid(), "); refusing to use it. Pick another with --state-dir or $ELASTIC_STATE_DIR"));
+    return absl::FailedPreconditionError(
+        fmt::format("state dir {} is owned by uid {}, not by you (uid {}); refusing to use it. "
+                    "Pick another with --state-dir or $ELASTIC_STATE_DIR",
+                    dir.string(), st.st_uid, ::getuid()));
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return absl::FailedPreconditionError(
-        cat("state dir ", dir.string(), " is writable by group or others (mode ",
-            fmt::format("{:04o}", st.st_mode & 07777),
-            "); anyone could submit jobs as you. Fix it with: chmod 700 ", dir.string()));
+        fmt::format("state dir {} is writable by group or others (mode {:04o}); anyone could "
+                    "submit jobs as you. Fix it with: chmod 700 {}",
+                    dir.string(), st.st_mode & 07777, dir.string()));
   }
   return absl::OkStatus();
 }
@@ -52,13 +53,13 @@ absl::StatusOr<StateDir> StateDir::open(const fs::path& root_in, bool create) {
   std::error_code ec;
   if (!fs::exists(root, ec)) {
     if (!create) {
-      return absl::NotFoundError(cat("state dir ", root.string(), " does not exist"));
+      return absl::NotFoundError(fmt::format("state dir {} does not exist", root.string()));
     }
     // Parents are created with the usual umask; only the state dir itself must be private.
     fs::create_directories(root.parent_path(), ec);
     if (::mkdir(root.c_str(), 0700) != 0 && errno != EEXIST) {
       return absl::InternalError(
-          cat("cannot create state dir ", root.string(), ": ", std::strerror(errno)));
+          fmt::format("cannot create state dir {}: {}", root.string(), std::strerror(errno)));
     }
   }
   if (absl::Status s = check_private_dir(root); !s.ok()) return s;
@@ -66,7 +67,8 @@ absl::StatusOr<StateDir> StateDir::open(const fs::path& root_in, bool create) {
   if (create) {
     for (const fs::path& sub : {dir.queue_dir(), dir.jobs_dir()}) {
       if (::mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST) {
-        return absl::InternalError(cat("cannot create ", sub.string(), ": ", std::strerror(errno)));
+        return absl::InternalError(
+            fmt::format("cannot create {}: {}", sub.string(), std::strerror(errno)));
       }
     }
   }
@@ -77,7 +79,8 @@ absl::StatusOr<fs::path> StateDir::make_job_dir(std::string_view id) const {
   if (absl::Status s = validate_job_id(id); !s.ok()) return s;
   const fs::path d = job_dir(id);
   if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::InternalError(cat("cannot create ", d.string(), ": ", std::strerror(errno)));
+    return absl::InternalError(
+        fmt::format("cannot create {}: {}", d.string(), std::strerror(errno)));
   }
   return d;
 }
@@ -88,23 +91,26 @@ absl::StatusOr<DaemonLock> DaemonLock::acquire(const StateDir& dir) {
   const fs::path path = dir.pid_path();
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return absl::InternalError(cat("cannot open ", path.string(), ": ", std::strerror(errno)));
+    return absl::InternalError(
+        fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return absl::UnavailableError(cat("another elasticd (pid ", holder_pid(dir),
-                                        ") is using state dir ", dir.root().string()));
+      return absl::UnavailableError(fmt::format("another elasticd (pid {}) is using state dir {}",
+                                                holder_pid(dir), dir.root().string()));
     }
-    return absl::InternalError(cat("cannot lock ", path.string(), ": ", std::strerror(err)));
+    return absl::InternalError(
+        fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
   }
-  const std::string pid = cat(::getpid(), "\n");
+  const std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd, 0) != 0 ||
       ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     const int err = errno;
     ::close(fd);
-    return absl::InternalError(cat("cannot write ", path.string(), ": ", std::strerror(err)));
+    return absl::InternalError(
+        fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
   }
   return DaemonLock(fd);
 }
@@ -163,7 +169,7 @@ absl::StatusOr<std::string> JobQueue::submit(JobSpec spec) const {
   const fs::path path = dir_ / (spec.id + ".toml");
   std::error_code ec;
   if (fs::exists(path, ec)) {
-    return absl::AlreadyExistsError(cat("job '", spec.id, "' is already queued"));
+    return absl::AlreadyExistsError(fmt::format("job '{}' is already queued", spec.id));
   }
   if (absl::Status s = write_file_atomic(path, job_spec_to_toml(spec), 0600); !s.ok()) return s;
   return spec.id;
@@ -171,7 +177,7 @@ absl::StatusOr<std::string> JobQueue::submit(JobSpec spec) const {
 
 absl::Status JobQueue::request_cancel(std::string_view id) const {
   if (absl::Status s = validate_job_id(id); !s.ok()) return s;
-  return write_file_atomic(dir_ / cat(id, ".cancel"), "", 0600);
+  return write_file_atomic(dir_ / fmt::format("{}.cancel", id), "", 0600);
 }
 
 std::vector<QueuedSubmission> JobQueue::submissions() const {
@@ -183,7 +189,7 @@ std::vector<QueuedSubmission> JobQueue::submissions() const {
     if (q.spec.ok() && q.spec->id.empty()) q.spec->id = q.id;
     if (q.spec.ok() && q.spec->id != q.id) {
       q.spec = absl::InvalidArgumentError(
-          cat(p.string(), ": field 'id': '", q.spec->id, "' does not match the file name"));
+          fmt::format("{}: field 'id': '{}' does not match the file name", p.string(), q.spec->id));
     }
     out.push_back(std::move(q));
   }
@@ -198,15 +204,20 @@ std::vector<std::string> JobQueue::cancel_requests() const {
 
 absl::Status JobQueue::remove_submission(std::string_view id) const {
   std::error_code ec;
-  fs::remove(dir_ / cat(id, ".toml"), ec);
-  if (ec) return absl::InternalError(cat("cannot remove queued job ", id, ": ", ec.message()));
+  fs::remove(dir_ / fmt::format("{}.toml", id), ec);
+  if (ec) {
+    return absl::InternalError(fmt::format("cannot remove queued job {}: {}", id, ec.message()));
+  }
   return absl::OkStatus();
 }
 
 absl::Status JobQueue::remove_cancel(std::string_view id) const {
   std::error_code ec;
-  fs::remove(dir_ / cat(id, ".cancel"), ec);
-  if (ec) return absl::InternalError(cat("cannot remove cancel request ", id, ": ", ec.message()));
+  fs::remove(dir_ / fmt::format("{}.cancel", id), ec);
+  if (ec) {
+    return absl::InternalError(
+        fmt::format("cannot remove cancel request {}: {}", id, ec.message()));
+  }
   return absl::OkStatus();
 }
 

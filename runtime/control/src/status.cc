@@ -1,11 +1,11 @@
 #include "elastic/control/status.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
-#include "text.h"
 
 namespace elastic::rt {
 
@@ -39,13 +39,13 @@ absl::StatusOr<StatusSnapshot> status_from_json(const nlohmann::json& j) {
     s.time = j.value("time", 0.0);
     s.daemon_pid = j.value("daemon_pid", 0);
     for (std::size_t i = 0; i < j.value("nodes", nlohmann::json::array()).size(); ++i) {
-      where = cat("nodes[", i, "]");
+      where = fmt::format("nodes[{}]", i);
       const nlohmann::json& n = j["nodes"][i];
       s.nodes.push_back({n.at("name").get<std::string>(), n.value("slots", 1),
                          n.value("state", std::string()), n.value("job", std::string())});
     }
     for (std::size_t i = 0; i < j.value("jobs", nlohmann::json::array()).size(); ++i) {
-      where = cat("jobs[", i, "]");
+      where = fmt::format("jobs[{}]", i);
       const nlohmann::json& x = j["jobs"][i];
       JobStatus js;
       js.id = x.at("id").get<std::string>();
@@ -63,7 +63,7 @@ absl::StatusOr<StatusSnapshot> status_from_json(const nlohmann::json& j) {
       s.jobs.push_back(std::move(js));
     }
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(cat("field '", where, "': ", e.what()));
+    return absl::InvalidArgumentError(fmt::format("field '{}': {}", where, e.what()));
   }
   return s;
 }
@@ -76,9 +76,14 @@ absl::StatusOr<StatusSnapshot> read_status(const std::filesystem::path& path) {
   absl::StatusOr<std::string> text = read_file(path);
   if (!text.ok()) return text.status();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(cat(path.string(), ": not valid JSON"));
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(fmt::format("{}: not valid JSON", path.string()));
+  }
   absl::StatusOr<StatusSnapshot> s = status_from_json(j);
-  if (!s.ok()) return absl::InvalidArgumentError(cat(path.string(), ": ", s.status().message()));
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {}", path.string(), std::string(s.status().message())));
+  }
   return s;
 }
 
@@ -103,26 +108,28 @@ std::string label(std::string_view v) {
 std::string format_metrics(const StatusSnapshot& s) {
   std::string out;
   const auto family = [&](std::string_view name, std::string_view type, std::string_view help) {
-    str_append(&out, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n");
+    fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   };
   std::map<std::string, int> node_states{{"free", 0}, {"busy", 0}, {"leaving", 0}, {"lost", 0}};
   for (const NodeStatus& n : s.nodes) ++node_states[n.state];
   family("elastic_nodes", "gauge", "Granted nodes by state.");
   for (const auto& [state, count] : node_states) {
-    str_append(&out, "elastic_nodes{state=\"", label(state), "\"} ", count, "\n");
+    fmt::format_to(std::back_inserter(out), "elastic_nodes{{state=\"{}\"}} {}\n", label(state),
+                   count);
   }
   std::map<std::string, int> job_states{{"queued", 0},   {"running", 0}, {"to_restart", 0},
                                         {"finished", 0}, {"failed", 0},  {"cancelled", 0}};
   for (const JobStatus& j : s.jobs) ++job_states[j.state];
   family("elastic_jobs", "gauge", "Jobs by state.");
   for (const auto& [state, count] : job_states) {
-    str_append(&out, "elastic_jobs{state=\"", label(state), "\"} ", count, "\n");
+    fmt::format_to(std::back_inserter(out), "elastic_jobs{{state=\"{}\"}} {}\n", label(state),
+                   count);
   }
   const auto per_job = [&](std::string_view name, std::string_view type, std::string_view help,
                            auto value) {
     family(name, type, help);
     for (const JobStatus& j : s.jobs) {
-      str_append(&out, name, "{job=\"", label(j.id), "\"} ", value(j), "\n");
+      fmt::format_to(std::back_inserter(out), "{}{{job=\"{}\"}} {}\n", name, label(j.id), value(j));
     }
   };
   per_job("elastic_job_nodes", "gauge", "Nodes a job holds.",
@@ -136,7 +143,7 @@ std::string format_metrics(const StatusSnapshot& s) {
   per_job("elastic_job_rescales_total", "counter", "Times the job was grown or shrunk.",
           [](const JobStatus& j) { return j.rescales; });
   family("elastic_snapshot_timestamp_seconds", "gauge", "When the daemon took this snapshot.");
-  str_append(&out, "elastic_snapshot_timestamp_seconds ", fmt::format("{:.3f}", s.time), "\n");
+  fmt::format_to(std::back_inserter(out), "elastic_snapshot_timestamp_seconds {:.3f}\n", s.time);
   return out;
 }
 
@@ -166,12 +173,12 @@ std::string format_jobs_table(const StatusSnapshot& s) {
   std::vector<std::vector<std::string>> rows = {
       {"JOB", "STATE", "NODES", "RANKS", "SAMPLES/S", "DONE", "RESCALES"}};
   for (const JobStatus& j : s.jobs) {
-    std::string done = cat(j.samples_done);
-    if (j.target_samples > 0) str_append(&done, "/", j.target_samples);
+    std::string done = std::to_string(j.samples_done);
+    if (j.target_samples > 0) fmt::format_to(std::back_inserter(done), "/{}", j.target_samples);
     std::string state = j.state;
-    if (!j.reason.empty()) str_append(&state, " (", j.reason, ")");
-    rows.push_back({j.id, state, cat(j.nodes.size()), cat(j.ranks),
-                    fmt::format("{:.1f}", j.samples_per_s), done, cat(j.rescales)});
+    if (!j.reason.empty()) fmt::format_to(std::back_inserter(state), " ({})", j.reason);
+    rows.push_back({j.id, state, std::to_string(j.nodes.size()), std::to_string(j.ranks),
+                    fmt::format("{:.1f}", j.samples_per_s), done, std::to_string(j.rescales)});
   }
   return render_table(rows);
 }
@@ -179,7 +186,7 @@ std::string format_jobs_table(const StatusSnapshot& s) {
 std::string format_nodes_table(const StatusSnapshot& s) {
   std::vector<std::vector<std::string>> rows = {{"NODE", "SLOTS", "STATE", "JOB"}};
   for (const NodeStatus& n : s.nodes) {
-    rows.push_back({n.name, cat(n.slots), n.state, n.job.empty() ? "-" : n.job});
+    rows.push_back({n.name, std::to_string(n.slots), n.state, n.job.empty() ? "-" : n.job});
   }
   return render_table(rows);
 }

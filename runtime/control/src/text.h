@@ -1,26 +1,13 @@
-// Small string helpers for the control plane. Debian's Abseil is built without
-// absl::string_view == std::string_view, so absl's string functions do not accept the
-// std::string_view this code uses everywhere; these do.
+// Splitting and trimming std::string_view for the control plane's text formats (hostfiles, sinfo
+// and PBS output, PATH). absl::StrSplit / absl::StripAsciiWhitespace would do, but Debian's Abseil
+// has its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0) that does not convert to or
+// from the std::string_view used everywhere here. Formatting is fmt::format at the call sites.
 #pragma once
 
-#include <sstream>
-#include <string>
 #include <string_view>
 #include <vector>
 
 namespace elastic::rt {
-
-template <typename... Args>
-std::string cat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
-}
-
-template <typename... Args>
-void str_append(std::string* out, const Args&... args) {
-  *out += cat(args...);
-}
 
 // Splits at any of `delims`; empty pieces are kept unless `skip_empty`.
 inline std::vector<std::string_view> split(std::string_view text, std::string_view delims,
@@ -48,10 +35,5 @@ inline std::string_view trim_right(std::string_view s) {
   return i == std::string_view::npos ? std::string_view() : s.substr(0, i + 1);
 }
 inline std::string_view trim(std::string_view s) { return trim_left(trim_right(s)); }
-
-inline bool is_space(char c) { return kSpaces.find(c) != std::string_view::npos; }
-inline bool is_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
 
 }  // namespace elastic::rt

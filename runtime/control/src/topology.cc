@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 namespace {
@@ -24,7 +24,7 @@ absl::StatusOr<Topology> load(bool with_io) {
   Topology topo(raw);
   if (with_io) hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(raw) != 0) {
-    return absl::InternalError(cat("hwloc_topology_load: ", std::strerror(errno)));
+    return absl::InternalError(fmt::format("hwloc_topology_load: {}", std::strerror(errno)));
   }
   return topo;
 }
@@ -87,7 +87,8 @@ int default_ranks_per_node(const NodeTopology& topo, int configured) {
 
 absl::Status bind_rank_to_share(int local_rank, int local_size, bool gpu_local) {
   if (local_size < 1 || local_rank < 0 || local_rank >= local_size) {
-    return absl::InvalidArgumentError(cat("bad local rank ", local_rank, " of ", local_size));
+    return absl::InvalidArgumentError(
+        fmt::format("bad local rank {} of {}", local_rank, local_size));
   }
   absl::StatusOr<Topology> topo = load(gpu_local);
   if (!topo.ok()) return topo.status();
@@ -110,8 +111,8 @@ absl::Status bind_rank_to_share(int local_rank, int local_size, bool gpu_local) 
   const int err = errno;
   hwloc_bitmap_free(set);
   if (rc != 0) {
-    return absl::InternalError(cat("hwloc_set_cpubind for local rank ", local_rank, "/", local_size,
-                                   ": ", std::strerror(err)));
+    return absl::InternalError(fmt::format("hwloc_set_cpubind for local rank {}/{}: {}", local_rank,
+                                           local_size, std::strerror(err)));
   }
   return absl::OkStatus();
 }

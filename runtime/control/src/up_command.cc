@@ -1,6 +1,6 @@
 #include "elastic/control/up_command.h"
 
-#include "text.h"
+#include "fmt/format.h"
 
 namespace elastic::rt {
 
@@ -47,11 +47,11 @@ std::string shell_join(const std::vector<std::string>& argv) {
 
 std::vector<HostEntry> fake_nodes(int n, int slots) {
   std::vector<HostEntry> out;
-  const int width = std::max<int>(2, static_cast<int>(cat(n).size()));
+  const int width = std::max<int>(2, static_cast<int>(std::to_string(n).size()));
   for (int i = 1; i <= n; ++i) {
-    std::string num = cat(i);
+    std::string num = std::to_string(i);
     num.insert(0, static_cast<std::size_t>(width) - num.size(), '0');
-    out.push_back({cat("node", num), slots, std::nullopt});
+    out.push_back({"node" + num, slots, std::nullopt});
   }
   return out;
 }

@@ -10,7 +10,6 @@
 #include <optional>
 #include <thread>
 
-#include "../src/text.h"
 #include "CLI/CLI.hpp"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/feed.h"
@@ -134,7 +133,7 @@ int cmd_submit(const fs::path& state_dir, const fs::path& file, const std::strin
     if (known.ok() && std::any_of(known->jobs.begin(), known->jobs.end(),
                                   [&](const JobStatus& j) { return j.id == spec->id; })) {
       return fail(absl::AlreadyExistsError(
-          cat(file.string(), ": field 'id': job '", spec->id, "' already exists")));
+          fmt::format("{}: field 'id': job '{}' already exists", file.string(), spec->id)));
     }
   }
   absl::StatusOr<std::string> queued = JobQueue(*dir).submit(*std::move(spec));
@@ -172,9 +171,10 @@ int cmd_cancel(const fs::path& state_dir, const std::string& id) {
   if (!snap.ok()) return fail(snap.status());
   auto it = std::find_if(snap->jobs.begin(), snap->jobs.end(),
                          [&](const JobStatus& j) { return j.id == id; });
-  if (it == snap->jobs.end()) return fail(absl::NotFoundError(cat("no job '", id, "'")));
+  if (it == snap->jobs.end()) return fail(absl::NotFoundError(fmt::format("no job '{}'", id)));
   if (it->state == "finished" || it->state == "failed" || it->state == "cancelled") {
-    return fail(absl::FailedPreconditionError(cat("job '", id, "' is already ", it->state)));
+    return fail(
+        absl::FailedPreconditionError(fmt::format("job '{}' is already {}", id, it->state)));
   }
   if (absl::Status s = JobQueue(*dir).request_cancel(id); !s.ok()) return fail(s);
   std::cout << "cancel requested for " << id
@@ -184,12 +184,14 @@ int cmd_cancel(const fs::path& state_dir, const std::string& id) {
 
 absl::StatusOr<std::string> run_capture(std::string_view command) {
   std::FILE* p = ::popen(std::string(command).c_str(), "r");
-  if (p == nullptr) return absl::InternalError(cat("cannot run ", command));
+  if (p == nullptr) return absl::InternalError(fmt::format("cannot run {}", command));
   std::string out;
   char buf[4096];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
   const int rc = ::pclose(p);
-  if (rc != 0) return absl::UnavailableError(cat("'", command, "' exited with status ", rc));
+  if (rc != 0) {
+    return absl::UnavailableError(fmt::format("'{}' exited with status {}", command, rc));
+  }
   return out;
 }
 
@@ -268,12 +270,13 @@ int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   std::cout.flush();
   const auto join = [](const std::vector<std::string>& v, std::string_view sign) {
     std::string s;
-    for (const std::string& x : v) s += cat(" ", sign, x);
+    for (const std::string& x : v) s += fmt::format(" {}{}", sign, x);
     return s;
   };
   absl::Status s = run_trace_feed(*plan, out, a.speed, [&](const TraceStep& step, double wall) {
     std::string idle;
-    for (const HostEntry& h : step.hosts) idle += cat(idle.empty() ? "" : ",", h.name);
+    for (const HostEntry& h : step.hosts)
+      idle += fmt::format("{}{}", idle.empty() ? "" : ",", h.name);
     std::cout << fmt::format("[{:7.1f}s] trace +{:6.0f}s:{}{} -> {} idle{}{}\n", wall,
                              step.offset_s, join(step.left, "-"), join(step.joined, "+"),
                              step.hosts.size(), idle.empty() ? "" : ": ", idle);
@@ -327,7 +330,7 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   // Before touching any hostfile: a running daemon's pool is not ours to rewrite.
   if (const int pid = dir.ok() ? DaemonLock::holder_pid(*dir) : 0; pid != 0 && !a.dry_run) {
     return fail(absl::UnavailableError(
-        cat("elasticd (pid ", pid, ") already runs on ", dir->root().string())));
+        fmt::format("elasticd (pid {}) already runs on {}", pid, dir->root().string())));
   }
   if (a.fake_nodes > 0) {
     // Label mode: every rank runs on this machine, so there is no remote daemon to launch.
@@ -374,7 +377,7 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
   cargv.push_back(nullptr);
   ::execvp(cargv[0], cargv.data());
-  return fail(absl::InternalError(cat("cannot run ", argv[0], ": ", std::strerror(errno))));
+  return fail(absl::InternalError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno))));
 }
 
 }  // namespace
