@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, then configures, builds and runs a separate
-# project that uses find_package(elastic). Arguments: BUILD_DIR SOURCE_DIR MPI_HOME.
+# project that uses find_package(elastic): `consumer` (allocator) and, when the package has the
+# control plane, `consumer_control`. Arguments: BUILD_DIR SOURCE_DIR MPI_HOME.
 set -euo pipefail
 build=$1 source=$2 mpi_home=$3
 work=$(mktemp -d)
@@ -10,3 +11,4 @@ cmake -S "$source/tests/install/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="
   -DMPI_HOME="$mpi_home" > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 "$work/build/consumer"
+if [[ -x "$work/build/consumer_control" ]]; then "$work/build/consumer_control"; fi
