@@ -53,7 +53,9 @@ int main(int argc, char** argv) {
   app.add_option("--lr", lr, "learning rate");
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")->check(CLI::PositiveNumber);
-  app.add_option("--checkpoint", checkpoint, "durable checkpoint path (resumed from when it exists)");
+  app.add_option("--checkpoint", checkpoint,
+                 "durable checkpoint path, resumed from when it exists (default under elasticd: the job's folder in the "
+                 "state dir)");
   app.add_option("--target-accuracy", target,
                  "exit 1 when training completes below this test accuracy (not when the runtime stops the job)");
   try {
@@ -125,6 +127,11 @@ int main(int argc, char** argv) {
     // The learning rate stays as it is: the step divides the summed gradient by the global batch,
     // so a membership change only changes the batch size. A job that wants the linear scaling rule
     // would set lr = base_lr * info.size / reference_size here.
+    if (info.rank == 0 && info.reason == rt::ResetReason::kStart && info.step > 0) {
+      std::printf("resumed from the checkpoint at step %lld on %d ranks\n", static_cast<long long>(info.step),
+                  info.size);
+      std::fflush(stdout);
+    }
     if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
       std::printf("membership %s: %d -> %d ranks at step %lld\n",
                   info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",

@@ -36,12 +36,19 @@ struct Call {
 };
 
 void run_spawn(const std::shared_ptr<Call>& call) {
+  const SpawnRequest& req = call->request;
   std::vector<char*> argv;
-  for (const std::string& a : call->request.args) argv.push_back(const_cast<char*>(a.c_str()));
+  auto arg = [&argv](const std::string& a) { argv.push_back(const_cast<char*>(a.c_str())); };
+  if (!req.env.empty()) {
+    for (const std::string& kv : req.env) arg(kv);
+    arg(req.command);
+  }
+  for (const std::string& a : req.args) arg(a);
   argv.push_back(nullptr);
+  const char* command = req.env.empty() ? req.command.c_str() : kEnvProgram;
   MPI_Comm inter = MPI_COMM_NULL;
-  const int rc = MPI_Comm_spawn(call->request.command.c_str(), argv.data(), call->request.procs,
-                                call->info, 0, call->parent, &inter, call->errcodes.data());
+  const int rc = MPI_Comm_spawn(command, argv.data(), req.procs, call->info, 0, call->parent,
+                                &inter, call->errcodes.data());
   std::lock_guard<std::mutex> lock(call->mu);
   call->rc = rc;
   call->inter = Comm(inter);
@@ -59,11 +66,24 @@ void run_spawn(const std::shared_ptr<Call>& call) {
 
 absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
                                    std::chrono::milliseconds timeout) {
+  for (const std::string& kv : request.env) {
+    if (kv.find('=') == std::string::npos || kv.front() == '=') {
+      return absl::InvalidArgumentError(fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));
+    }
+  }
+  if (!request.env.empty() && request.command.find('=') != std::string::npos) {
+    // env(1) would take it for one more NAME=VALUE.
+    return absl::InvalidArgumentError(
+        fmt::format("command '{}': a path with '=' cannot be spawned with an environment",
+                    request.command));
+  }
   auto call = std::make_shared<Call>();
   call->request = request;
   call->errcodes.assign(static_cast<std::size_t>(std::max(1, request.procs)), MPI_SUCCESS);
   ELASTIC_MPI_CHECK(MPI_Info_create(&call->info));
-  for (const auto& [k, v] : request.info) MPI_Info_set(call->info, k.c_str(), v.c_str());
+  for (const auto& [k, v] : request.info) {
+    ELASTIC_MPI_CHECK(MPI_Info_set(call->info, k.c_str(), v.c_str()));
+  }
   if (parent == nullptr) {
     // A private communicator: an abandoned spawn on MPI_COMM_SELF would share it with the next.
     ELASTIC_MPI_CHECK(MPI_Comm_dup(MPI_COMM_SELF, call->own_parent.out()));

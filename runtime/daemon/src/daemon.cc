@@ -30,10 +30,15 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
-// The allocator's view of a job: its scaling table from the spec, or a linear guess r(n) = n
-// (until profiling learns better), with small default stalls so that equal-value plans do not
-// shuffle nodes back and forth.
-absl::StatusOr<alloc::Job> to_alloc_job(const JobSpec& spec, std::vector<std::string> held) {
+// Relative change of a learned table that is worth a re-plan (reports come every 0.5 s).
+constexpr double kReplanOnChange = 0.1;
+// How much better than the best measured job an unmeasured one is assumed to be (prior_per_node).
+constexpr double kExplorationBonus = 0.1;
+
+// The allocator's view of a job: its scaling table from the spec, else `learned`, with small
+// default stalls so that equal-value plans do not shuffle nodes back and forth.
+absl::StatusOr<alloc::Job> to_alloc_job(const JobSpec& spec, std::vector<std::string> held,
+                                        const alloc::PiecewiseLinear& learned) {
   alloc::Job j;
   j.id = spec.id;
   j.min_nodes = spec.min_nodes;
@@ -55,15 +60,7 @@ absl::StatusOr<alloc::Job> to_alloc_job(const JobSpec& spec, std::vector<std::st
     if (spec.scaling->grow_stall_s) j.grow_stall_s = *spec.scaling->grow_stall_s;
     if (spec.scaling->shrink_stall_s) j.shrink_stall_s = *spec.scaling->shrink_stall_s;
   } else {
-    std::vector<int> counts = {1};
-    std::vector<double> values = {1.0};
-    if (spec.max_nodes > 1) {
-      counts.push_back(spec.max_nodes);
-      values.push_back(spec.max_nodes);
-    }
-    absl::StatusOr<alloc::PiecewiseLinear> r = alloc::PiecewiseLinear::create(counts, values);
-    if (!r.ok()) return r.status();
-    j.scaling = *std::move(r);
+    j.scaling = learned;
   }
   j.weight = 1.0 + spec.priority;
   return j;
@@ -111,12 +108,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   std::unique_ptr<Daemon> d(new Daemon(std::move(options), *std::move(dir), *std::move(lock),
                                        *std::move(journal), *std::move(events),
                                        *std::move(watcher)));
-  for (JobRecord& rec : replay.jobs) {
-    Job job;
-    job.rec = std::move(rec);
-    job.samples_base = 0;
-    d->jobs_.push_back(std::move(job));
-  }
+  for (JobRecord& rec : replay.jobs) d->jobs_.emplace_back(std::move(rec));
   for (const std::string& w : replay.warnings) say(w);
   int restart = 0;
   int queued = 0;
@@ -153,6 +145,10 @@ Daemon::Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal jou
 }
 
 Daemon::~Daemon() = default;
+
+Daemon::Job::Job(JobRecord record) : rec(std::move(record)) {
+  if (!rec.spec.scaling) learned.emplace(rec.spec.max_nodes);
+}
 
 void Daemon::log(std::string_view event, nlohmann::json fields) {
   if (absl::Status st = events_.write(event, fields); !st.ok()) say(msg(st));
@@ -236,11 +232,11 @@ void Daemon::take_queue() {
       continue;  // leave the file: retried next loop
     }
     (void)queue_.remove_submission(sub.id);
-    Job job;
-    job.rec.spec = spec;
-    job.rec.state = JobState::kQueued;
-    job.rec.submitted_at = unix_now();
-    jobs_.push_back(std::move(job));
+    JobRecord rec;
+    rec.spec = spec;
+    rec.state = JobState::kQueued;
+    rec.submitted_at = unix_now();
+    jobs_.emplace_back(std::move(rec));
     log("job_submitted", {{"job", spec.id},
                           {"min_nodes", spec.min_nodes},
                           {"max_nodes", spec.max_nodes},
@@ -332,7 +328,10 @@ void Daemon::poll_jobs() {
       }
       dirty_ = true;
     }
-    if (r.progressed) job.samples_per_s = job.group->samples_per_s();
+    if (r.progressed) {
+      job.samples_per_s = job.group->samples_per_s();
+      learn(job);
+    }
     if (r.error) {
       finish_job(job, JobState::kFailed, *r.error);
       dirty_ = true;
@@ -349,6 +348,42 @@ void Daemon::poll_jobs() {
       job.rec.ranks = job.group->ranks();
     }
   }
+}
+
+void Daemon::learn(Job& job) {
+  if (!job.learned || !job.group || !job.group->active()) return;
+  const JobGroup& g = *job.group;
+  if (g.progress_ranks() != g.ranks()) return;  // sent before the last change reached the leader
+  if (job.learned_generation != g.generation()) {
+    job.learned_generation = g.generation();
+    return;
+  }
+  const int nodes = static_cast<int>(g.nodes().size());
+  job.learned->observe(nodes, g.samples_per_s());
+  const alloc::PiecewiseLinear table = job.learned->table(prior_per_node());
+  if (alloc::changed_significantly(job.planned_table, table, kReplanOnChange)) {
+    log("throughput_learned", {{"job", job.rec.spec.id},
+                               {"nodes", nodes},
+                               {"samples_per_s", g.samples_per_s()},
+                               {"r1", job.learned->r1()},
+                               {"serial_fraction", job.learned->serial_fraction()}});
+    dirty_ = true;
+  }
+}
+
+double Daemon::prior_per_node() const {
+  double best = 0;
+  for (const Job& j : jobs_) {
+    if (!active_state(j.rec.state)) continue;
+    if (j.rec.spec.scaling && !j.rec.spec.scaling->samples_per_s.empty()) {
+      const int n = j.rec.spec.scaling->nodes.front();
+      const double r = j.rec.spec.scaling->samples_per_s.front();
+      best = std::max(best, n > 0 ? r / n : r);
+    } else if (j.learned && j.learned->has_data()) {
+      best = std::max(best, j.learned->r1());
+    }
+  }
+  return best > 0 ? best * (1.0 + kExplorationBonus) : 1.0;
 }
 
 void Daemon::check_leaving() {
@@ -401,6 +436,10 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   launch.workdir = spec.workdir;
   launch.stdout_path = dir_.job_stdout(spec.id);
   launch.stderr_path = dir_.job_stderr(spec.id);
+  // The job's durable checkpoint (Session::checkpoint_path): run() writes it and resumes from it
+  // when this start is a restart (a relative spec path is taken from the job's workdir).
+  launch.checkpoint_path =
+      spec.checkpoint.empty() ? dir_.job_dir(spec.id) / "checkpoint" : std::filesystem::path(spec.checkpoint);
   launch.ranks_per_node = spec.ranks_per_node > 0 ? spec.ranks_per_node : default_ranks_;
   job.group = std::make_unique<JobGroup>(std::move(launch), placement_, options_.directive_timeout,
                                          options_.spawn_timeout);
@@ -430,19 +469,28 @@ void Daemon::plan() {
   }
   std::vector<Job*> planned;
   nlohmann::json inputs = nlohmann::json::array();
+  const double prior = prior_per_node();
   for (Job& job : jobs_) {
     if (!active_state(job.rec.state)) continue;
     std::vector<std::string> held_nodes = job.group ? job.group->nodes() : std::vector<std::string>{};
-    absl::StatusOr<alloc::Job> aj = to_alloc_job(job.rec.spec, held_nodes);
+    if (job.learned) job.planned_table = job.learned->table(prior);
+    absl::StatusOr<alloc::Job> aj = to_alloc_job(job.rec.spec, held_nodes, job.planned_table);
     if (!aj.ok()) {
       finish_job(job, JobState::kFailed, msg(aj.status()));
       continue;
     }
-    inputs.push_back({{"job", job.rec.spec.id},
-                      {"state", to_string(job.rec.state)},
-                      {"held", held_nodes},
-                      {"min", job.rec.spec.min_nodes},
-                      {"max", job.rec.spec.max_nodes}});
+    nlohmann::json in = {{"job", job.rec.spec.id},
+                         {"state", to_string(job.rec.state)},
+                         {"held", held_nodes},
+                         {"min", job.rec.spec.min_nodes},
+                         {"max", job.rec.spec.max_nodes}};
+    if (job.learned) {
+      in["learned"] = {{"r1", job.learned->r1()},
+                       {"serial_fraction", job.learned->serial_fraction()},
+                       {"counts_measured", job.learned->distinct_counts()},
+                       {"prior_per_node", prior}};
+    }
+    inputs.push_back(std::move(in));
     p.jobs.push_back(*std::move(aj));
     planned.push_back(&job);
   }

@@ -87,12 +87,12 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
       "host", fmt::format("{}:{}", placement_.fake_nodes ? placement_.head_host : node, req.procs));
   req.info.emplace_back("map_by", ":OVERSUBSCRIBE");
   if (!spec_.workdir.empty()) req.info.emplace_back("wdir", spec_.workdir);
-  std::string env =
-      fmt::format("ELASTIC_JOB_ID={}\nELASTIC_NODE={}\nELASTIC_STDOUT={}\nELASTIC_STDERR={}",
-                  spec_.job_id, node, spec_.stdout_path.string(), spec_.stderr_path.string());
-  if (placement_.fake_nodes) env += fmt::format("\nELASTIC_FAKE_NODE={}", node);
-  for (const auto& [k, v] : spec_.env) env += fmt::format("\n{}={}", k, v);
-  req.info.emplace_back("PMIX_ENVAR", env);
+  req.env = {"ELASTIC_JOB_ID=" + spec_.job_id, "ELASTIC_NODE=" + node,
+             "ELASTIC_STDOUT=" + spec_.stdout_path.string(),
+             "ELASTIC_STDERR=" + spec_.stderr_path.string(),
+             "ELASTIC_CHECKPOINT=" + spec_.checkpoint_path.string()};
+  if (placement_.fake_nodes) req.env.push_back("ELASTIC_FAKE_NODE=" + node);
+  for (const auto& [k, v] : spec_.env) req.env.push_back(k + "=" + v);
   if (!first) {
     ++generation_;
     if (absl::Status st = header(static_cast<int>(proto::Directive::kSpawn), 0, 0); !st.ok()) {

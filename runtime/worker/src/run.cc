@@ -224,6 +224,12 @@ absl::StatusOr<RunResult> run(Membership& membership, State& state, Sampler& sam
 absl::StatusOr<RunResult> run(Session& session, State& state, Sampler& sampler, StepFn step,
                               RunOptions options, RunCallbacks callbacks) {
   SessionMembership m(session);
+  if (options.checkpoint_path.empty() && !session.checkpoint_path().empty()) {
+    options.checkpoint_path = session.checkpoint_path();
+    if (options.checkpoint_every_commits == 0 && options.checkpoint_every.count() == 0) {
+      options.checkpoint_every = kRuntimeCheckpointEvery;
+    }
+  }
   return run(m, state, sampler, std::move(step), std::move(options), std::move(callbacks));
 }
 

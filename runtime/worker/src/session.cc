@@ -78,6 +78,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   }
   MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
   redirect_output();
+  if (const char* ckpt = std::getenv("ELASTIC_CHECKPOINT"); ckpt != nullptr) {
+    s->checkpoint_path_ = ckpt;
+  }
   Comm parent_comm(parent);  // freed after the merge (see exit(): free, never disconnect)
   // New ranks go last (high = 1): the controller stays rank 0 of J.
   ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));

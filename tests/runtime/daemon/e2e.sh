@@ -1,8 +1,8 @@
 #!/bin/bash
 # Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd (issue 4),
 # each against a real elasticd under mpirun --with-ft ulfm with fake nodes (labels) and
-# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice kill churn restart
-# bad_input spawn_exit.
+# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice kill churn learn
+# restart bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -114,6 +114,40 @@ for line in open(sys.argv[1]):
 check(plan, last)
 sys.exit(1 if bad else 0)
 PY
+}
+
+learned_apart() {
+  python3 - "$S/events.jsonl" <<'PY'
+import json, sys
+last = {}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "plan":
+        for j in e["jobs"]:
+            if "learned" in j and j["learned"]["counts_measured"] >= 2:
+                last[j["job"]] = j["learned"]["serial_fraction"]
+print("serial fractions:", last)
+sys.exit(0 if last.get("scales", 0) < 0.2 and last.get("flat", 0) > 0.6 else 1)
+PY
+}
+
+case_learn() {  # two jobs without tables: one scales, one does not; the runtime learns which
+  hosts_range 6
+  start_daemon
+  # The flat job comes first and takes every node; the one that scales must win them from it.
+  submit flat 100000 1 6 ELASTIC_TEST_NO_SCALING=1
+  wait_for 60 '[ "$(job_ranks flat)" = 6 ]' || fail "flat did not take the 6 nodes"
+  wait_for 30 "[ \$(count_events throughput_learned '\"flat\"') -ge 1 ]" || fail "nothing learned for flat"
+  submit scales 100000 1 5
+  wait_for 180 '[ "$(job_ranks scales)" -ge 4 ] && [ "$(job_ranks flat)" = 1 ]' ||
+    fail "not learned: scales has $(job_ranks scales) nodes, flat $(job_ranks flat)"
+  echo "scales: $(job_ranks scales) nodes, flat: $(job_ranks flat) node"
+  # The fit, as the plans used it: the flat job, measured at two counts, has a serial fraction
+  # near 1; the one that scales, near 0 once it too has two counts.
+  wait_for 90 learned_apart || fail "learned curves are wrong: $(learned_apart)"
+  learned_apart
+  grep '"throughput_learned"' "$S/events.jsonl" | cut -c1-200 | tail -4
+  "$ELASTIC" --state-dir "$S" cancel scales > /dev/null; "$ELASTIC" --state-dir "$S" cancel flat > /dev/null
 }
 
 case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost

@@ -2,6 +2,8 @@
 // (sum of rank+1 over the membership), progress via report(), and the elastic protocol at every
 // step boundary. Prints one line per membership change so tests can follow generations.
 //   test_trainer STEPS   env: ELASTIC_TEST_STEP_US (sleep per step, default 2000),
+//                             ELASTIC_TEST_NO_SCALING=1 (the sleep is STEP_US times the size, so
+//                             the job's samples/s do not grow with its node count),
 //                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself),
 //                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init),
 //                             ELASTIC_TEST_EXIT_BEFORE_INIT_ON=NODE (exit(1) before MPI_Init when
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   using elastic::rt::Event;
   const long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 200;
   const long step_us = env_long("ELASTIC_TEST_STEP_US", 2000);
+  const bool no_scaling = env_long("ELASTIC_TEST_NO_SCALING", 0) != 0;
   const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
   const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
   const char* no_init_on = std::getenv("ELASTIC_TEST_EXIT_BEFORE_INIT_ON");
@@ -61,7 +64,7 @@ int main(int argc, char** argv) {
       }
       s.report(1);
       ++step;
-      if (step_us > 0) usleep(static_cast<useconds_t>(step_us));
+      if (step_us > 0) usleep(static_cast<useconds_t>(step_us * (no_scaling ? n : 1)));
       ev = s.step_boundary(step >= steps);
       if (!ev.ok() && absl::IsAborted(ev.status())) ev = s.recover();
     }

@@ -104,12 +104,16 @@ struct RunOptions {
   coll::CallOptions call;          // timeout of the run loop's own collectives (sync)
   coll::CreateOptions create;      // timeout of each Communicator construction
   // Durable checkpoints written by the current rank 0 (State::save_checkpoint); rank 0 loads it at
-  // start when it exists (a restarted job resumes there).
+  // start when it exists (a restarted job resumes there). Empty under elasticd: the runtime's path
+  // for this job (Session::checkpoint_path()), written every kRuntimeCheckpointEvery unless a
+  // frequency is set below, so that a job the runtime restarts resumes where it was.
   std::filesystem::path checkpoint_path;
   std::uint64_t checkpoint_every_commits = 0;  // 0: not by count
   std::chrono::seconds checkpoint_every{0};    // 0: not by time
   int max_recoveries = 16;         // failures survived per run() before giving up (Aborted)
 };
+
+inline constexpr std::chrono::seconds kRuntimeCheckpointEvery{30};
 
 enum class Outcome { kFinished, kLeft };
 

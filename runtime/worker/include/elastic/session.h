@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 
 #include <mpi.h>
@@ -54,6 +55,9 @@ class Session {
   int size() const { return compute_.size(); }
   bool under_runtime() const { return static_cast<bool>(job_); }
   int generation() const { return generation_; }
+  // Under elasticd: where this job's durable checkpoint lives (ELASTIC_CHECKPOINT, a file in the
+  // job's folder of the state dir), so that a restarted job finds it. Empty standalone.
+  const std::filesystem::path& checkpoint_path() const { return checkpoint_path_; }
 
   // LOCAL. The one-line change: samples this rank processed since the last call.
   void report(std::int64_t samples) { pending_samples_ += samples; }
@@ -78,6 +82,7 @@ class Session {
 
   SessionOptions options_;
   Comm job_;      // J: controller + ranks (null when standalone)
+  std::filesystem::path checkpoint_path_;
   Comm compute_;  // C
   int generation_ = 0;
   bool leader_order_ = false;

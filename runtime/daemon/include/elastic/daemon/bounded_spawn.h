@@ -22,7 +22,14 @@ struct SpawnRequest {
   std::vector<std::string> args;
   int procs = 1;
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Info keys and values
+  // NAME=VALUE settings for the spawned processes. Passed on the command line of env(1), which
+  // execs `command` in place: the PMIX_ENVAR info key would take them only up to MPI_MAX_INFO_VAL
+  // (255) characters in all, and MPI_Info_set refuses a longer value.
+  std::vector<std::string> env;
 };
+
+// env(1), through which a SpawnRequest's env reaches the spawned processes.
+inline constexpr const char* kEnvProgram = "/usr/bin/env";
 
 // COLLECTIVE over `*parent` with the caller as root (rank 0), or LOCAL when `parent` is null (the
 // caller spawns alone, on a private duplicate of MPI_COMM_SELF). Blocks at most `timeout` when MPI

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "elastic/allocator/scaling_model.h"
 #include "elastic/control/event_log.h"
 #include "elastic/control/hostfile.h"
 #include "elastic/control/journal.h"
@@ -48,11 +49,17 @@ class Daemon {
 
  private:
   struct Job {
+    explicit Job(JobRecord record);
     JobRecord rec;
     std::unique_ptr<JobGroup> group;
     int rescales = 0;
     double samples_per_s = 0;
     double samples_base = 0;  // samples of earlier runs (restarts)
+    // A job submitted without a [scaling] table: its throughput curve as learned from its progress
+    // reports (MalleTrain-style profiling), and the table the last plan used.
+    std::optional<alloc::ScalingModel> learned;
+    alloc::PiecewiseLinear planned_table;
+    int learned_generation = -1;  // membership of the last report (the first after a change is noisy)
   };
 
   Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal journal, EventLog events,
@@ -60,6 +67,15 @@ class Daemon {
   void take_hostfile_update(const HostfileUpdate& update);
   void take_queue();
   void poll_jobs();
+  // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned
+  // table moved by more than kReplanOnChange.
+  void learn(Job& job);
+  // Samples/s per node assumed for a job with neither a table nor reports: optimism in the face of
+  // uncertainty. The largest r(1) of the other active jobs (1 when there is none) raised by
+  // kExplorationBonus, so that a job that has not run yet wins nodes from a measured job that
+  // looks no better (with an equal guess the plan would keep the incumbent forever), gets
+  // measured, and then competes on its own data.
+  double prior_per_node() const;
   // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
   void check_leaving();
   void plan();

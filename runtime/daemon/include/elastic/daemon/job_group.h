@@ -38,6 +38,7 @@ struct LaunchSpec {
   std::string workdir;  // "" = elasticd's
   std::filesystem::path stdout_path;
   std::filesystem::path stderr_path;
+  std::filesystem::path checkpoint_path;  // the job's durable checkpoint (ELASTIC_CHECKPOINT)
   int ranks_per_node = 1;
 };
 

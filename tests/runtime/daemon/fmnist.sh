@@ -1,0 +1,96 @@
+#!/bin/bash
+# Fashion-MNIST (examples/02_fashion_mnist) as a job of a real elasticd with fake nodes.
+# Usage: fmnist.sh CASE MPIRUN ELASTICD ELASTIC FASHION_MNIST. Cases:
+#   churn_kill  hostfile churn every few seconds and one node's ranks SIGKILLed mid-run: the job
+#               ends within 1 test-accuracy point of the same training on a fixed 2 ranks (issue 5)
+#   resume      elasticd SIGKILLed after the job's first durable checkpoint and started again: the
+#               job resumes from that checkpoint (step > 0), not from scratch, and finishes (issue 4)
+set -u
+CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 FMNIST=$5
+. "$(dirname "$0")/lib.sh"
+out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
+accuracy() { sed -n 's/^final test accuracy \([0-9.]*\).*/\1/p'; }
+EPOCHS=5
+TRAIN_ARGS=(--batch 32 --seed 7)
+
+# submit_fmnist ID MIN MAX [EXTRA ARG ...]: the example as a job (EPOCHS epochs), one rank per node.
+submit_fmnist() {
+  local id=$1 min=$2 max=$3 a args=""
+  shift 3
+  for a in --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" "$@"; do args+="\"$a\", "; done
+  {
+    echo "id = \"$id\""
+    echo "command = \"$FMNIST\""
+    echo "args = [${args%, }]"
+    echo "min_nodes = $min"
+    echo "max_nodes = $max"
+  } > "$T/$id.toml"
+  "$ELASTIC" --state-dir "$S" submit "$T/$id.toml" > /dev/null || fail "submit $id"
+}
+
+case_churn_kill() {
+  timeout 300 "$MPIRUN" --bind-to none --map-by :OVERSUBSCRIBE -n 2 "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" \
+    > "$T/fixed" 2>&1
+  tail -2 "$T/fixed"
+  local fixed
+  fixed=$(accuracy < "$T/fixed")
+  [ -n "$fixed" ] || fail "the fixed 2-rank run printed no accuracy"
+
+  hosts_range 4
+  start_daemon
+  submit_fmnist f 1 4
+  wait_for 60 '[ "$(job_ranks f)" = 4 ]' || fail "job did not reach 4 ranks"
+  local sets=("1 2 3" "2 3 4" "1 2" "1 2 3 4" "3 4" "1 3 4") i=0 s killed=""
+  while [ "$(job_state f)" = running ] && ((i < 60)); do
+    s=${sets[$((i % ${#sets[@]}))]}
+    hosts_list $(for x in $s; do printf 'node%02d ' "$x"; done)
+    sleep 2.5
+    i=$((i + 1))
+    if [ -z "$killed" ] && ((i == 4)); then
+      killed=$(job_nodes f | awk '{print $NF}')
+      [ -n "$killed" ] || fail "no node to kill"
+      kill_node "$killed"
+      wait_for 60 "[ \$(count_events node_lost '\"$killed\"') -ge 1 ]" || fail "loss of $killed not seen"
+    fi
+  done
+  hosts_range 4
+  wait_for 300 '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
+  out f | tail -3
+  out f | grep -q 'membership repaired after a failure' || fail "no repair after the kill"
+  out f | grep -q 'membership changed' || fail "no grow or shrink seen by the job"
+  local elastic
+  elastic=$(out f | accuracy)
+  [ -n "$elastic" ] || fail "the elastic run printed no accuracy"
+  echo "hostfile changes: $i, rescales: $(($(count_events job_grown) + $(count_events job_shrunk))), killed: $killed"
+  echo "test accuracy: fixed 2 ranks $fixed, elastic $elastic"
+  awk -v a="$elastic" -v b="$fixed" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.01) }' ||
+    fail "elastic accuracy $elastic not within 1 point of $fixed"
+}
+
+case_resume() {
+  hosts_range 2
+  start_daemon
+  # The example checkpoints every 20 commits (200 steps): the first one comes early in epoch 1.
+  EPOCHS=3
+  submit_fmnist r 1 2
+  local ckpt=$S/jobs/r/checkpoint
+  wait_for 120 "[ -s $ckpt ]" || fail "no durable checkpoint at $ckpt"
+  sleep 1
+  local dpid
+  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
+  echo "SIGKILL elasticd $dpid"
+  kill -KILL $dpid
+  wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
+  sleep 1
+  kill_label_all
+  start_daemon
+  wait_for 60 "[ \$(count_events job_started '\"r\"') -ge 2 ]" || fail "job not restarted"
+  wait_for 300 '[ "$(job_state r)" = finished ]' || fail "job did not finish: $(job_state r)"
+  out r | grep -E '^(resumed|final)'
+  local step
+  step=$(out r | sed -n 's/^resumed from the checkpoint at step \([0-9]*\).*/\1/p' | tail -1)
+  [ -n "$step" ] && [ "$step" -gt 0 ] || fail "the restarted job did not resume from its checkpoint"
+}
+
+"case_$CASE"
+echo PASS
