@@ -149,13 +149,13 @@ void add_encoded(std::byte* a, const std::byte* b, DataType t) {
 // The MPI backend sums every element in rank order, ((x0 + x1) + x2) + ..., wherever the element
 // sits (collectives/mpi/allreduce_ordered.h); the oracle does the same additions one by one, so
 // the result must match bit for bit, for counts that leave blocks empty (n < ranks), that split
-// blocks into several pipelined segments, on both paths (every rank folds whole buffers when
-// (ranks - 1) x bytes <= 4 MiB, else reduce-scatter + allgather), and for every dtype.
+// blocks into several pipelined segments, on both paths (every rank folds whole buffers up to
+// 2 KiB, else reduce-scatter + allgather), and for every dtype.
 TEST(AllreduceOrdered, RankOrderBitExact) {
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
   for (DataType t : {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
-    for (std::size_t n : {0ul, 1ul, 2ul, 5ul, 13ul, 8191ul, 262147ul, 1000003ul, 3000017ul}) {
+    for (std::size_t n : {0ul, 1ul, 2ul, 5ul, 13ul, 257ul, 8191ul, 262147ul, 1000003ul, 3000017ul}) {
       SCOPED_TRACE(std::string(dtype_name(t)) + " n=" + std::to_string(n));
       auto values = [&](int r) {
         std::vector<double> v(n);
