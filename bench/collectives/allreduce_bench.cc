@@ -15,6 +15,7 @@
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/fusion.h"
 #include "timing.h"
+#include "world.h"
 
 namespace coll = elastic::coll;
 using elastic::bench::median_seconds;
@@ -31,10 +32,7 @@ void check(const absl::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
   const std::size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t{256} << 20);
   auto comm_or = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kMpi);
   check(comm_or.status());

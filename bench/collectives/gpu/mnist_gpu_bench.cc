@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "../timing.h"
+#include "../world.h"
+#include "require_gpu.h"
 #include "elastic/collectives/factory.h"
 #include "gpu_mlp.h"
 #include "idx_reader.h"
@@ -41,23 +43,11 @@ void check(const absl::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
   const int steps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 400;
   const std::string data_dir = argc > 2 ? argv[2] : ex::kFashionMnistDir;
 
-  int devices = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&devices);
-  int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (usable == 0) {
-    if (rank == 0)
-      std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
-    MPI_Finalize();
-    return 77;
-  }
+  if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
   // Built first: the factory selects this rank's GPU, where the model then lives.
   auto nccl = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kNccl);
   if (!nccl.ok()) die(nccl.status().ToString());

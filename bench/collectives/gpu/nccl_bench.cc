@@ -19,6 +19,8 @@
 
 #include "elastic/collectives/factory.h"
 #include "../timing.h"
+#include "../world.h"
+#include "require_gpu.h"
 
 namespace coll = elastic::coll;
 
@@ -40,23 +42,11 @@ void check_nccl(ncclResult_t rc, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
   const std::size_t max_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
   const int samples = argc > 2 ? std::atoi(argv[2]) : 30;
 
-  int devices = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&devices);
-  int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (usable == 0) {
-    if (rank == 0)
-      std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
-    MPI_Finalize();
-    return 77;
-  }
+  if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
 
   // The factory picks this rank's GPU (local rank % devices) and makes it current; the raw
   // communicator then uses the same one.
