@@ -53,7 +53,8 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
   const bool replicated = t.bytes() <= kReplicateBytes;
   const Layout layout(t.count, size, kSegmentBytes / esize, replicated);
   const std::size_t nseg = layout.segments();
-  const std::size_t slot_bytes = kSegmentBytes / esize * esize;
+  // A slot holds one segment of our block; small buffers need small slots.
+  const std::size_t slot_bytes = layout.segment_length(rank, 0) * esize;
   if (scratch.segments.size() < kWindow * peers * slot_bytes) scratch.segments.resize(kWindow * peers * slot_bytes);
   // Requests of segment s: scatter at [s * 2 peers, ...), gather at [(nseg + s) * 2 peers, ...);
   // in each group the receives by peer index, then the sends.

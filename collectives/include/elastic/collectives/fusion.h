@@ -18,8 +18,10 @@ struct FusionOptions {
 };
 
 // COLLECTIVE, blocking: every rank passes the same list (same counts/dtypes, same order).
-// Result equals calling comm.allreduce on every tensor separately (bitwise for sum/average of
-// float32/float64, since element-wise reductions do not mix elements). All tensors must live in
+// Result equals calling comm.allreduce on every tensor separately. With the MPI backend bit for
+// bit, for every dtype and rank count: it sums each element in rank order wherever the element
+// sits (mpi/allreduce_ordered.h). NCCL's rings start an element's sum at a rank that depends on
+// its offset, so from 3 ranks on the two may differ in rounding. All tensors must live in
 // comm.memory(). Stops at the first error and returns it (the communicator is then broken).
 absl::Status allreduce_fused(Communicator& comm, std::span<const Tensor> tensors, ReduceOp op,
                              const FusionOptions& opts = {});
