@@ -263,17 +263,21 @@ TEST(Broadcast, FromEveryRootBitExact) {
   EXPECT_TRUE(comm->barrier().ok());
 }
 
-TEST(Timeout, MissingPeerGivesDeadlineExceededThenSticky) {
+// Ranks other than 0 give up after 300 ms and revoke; rank 0 arrives 1.5 s late and must see the
+// revoke. `count` 1 travels eagerly (rank 0 finds the others' data already there); 4 Mi floats
+// stop the others mid-pipeline with many requests active, which they must revoke and drain.
+void missing_peer_then_sticky(std::size_t count) {
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
   if (comm->size() < 2) GTEST_SKIP() << "needs 2 ranks";
-  float x = 1;
+  std::vector<float> x(count, 1.0f);
+  const Tensor t{x.data(), count, DataType::kFloat32};
   if (comm->rank() != 0) {
-    const absl::Status st = comm->allreduce(Tensor{&x, 1, DataType::kFloat32}, ReduceOp::kSum, CallOptions{milliseconds(300)});
+    const absl::Status st = comm->allreduce(t, ReduceOp::kSum, CallOptions{milliseconds(300)});
     EXPECT_TRUE(absl::IsDeadlineExceeded(st) || absl::IsAborted(st)) << st;
   } else {
     std::this_thread::sleep_for(milliseconds(1500));  // rank 0 arrives after the others gave up
-    const absl::Status st = comm->allreduce(Tensor{&x, 1, DataType::kFloat32}, ReduceOp::kSum, CallOptions{milliseconds(5000)});
+    const absl::Status st = comm->allreduce(t, ReduceOp::kSum, CallOptions{milliseconds(5000)});
     EXPECT_TRUE(absl::IsAborted(st)) << "the late rank must see the revoke, got " << st;
   }
   // Sticky: every later call fails at once on every rank.
@@ -284,6 +288,10 @@ TEST(Timeout, MissingPeerGivesDeadlineExceededThenSticky) {
   ASSERT_NE(fresh, nullptr);
   EXPECT_TRUE(fresh->barrier().ok());
 }
+
+TEST(Timeout, MissingPeerGivesDeadlineExceededThenSticky) { missing_peer_then_sticky(1); }
+
+TEST(Timeout, MissingPeerMidPipelineGivesDeadlineExceededThenSticky) { missing_peer_then_sticky(std::size_t{4} << 20); }
 
 TEST(Factory, HostMemoryPicksMpi) {
   std::vector<float> v(4);
