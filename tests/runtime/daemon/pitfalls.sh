@@ -4,10 +4,40 @@
 set -u
 bin=$1; src=$2; probe=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d)
 fails=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "UNEXPECTED: $1"; fails=$((fails + 1)); fi; }
-run() { timeout "$1" "$bin/mpirun" --with-ft ulfm --bind-to none -n 1 "${@:2}" > "$tmp/out" 2>&1; echo $? > "$tmp/rc"; }
+# Every process of this test carries PITFALLS_RUN in its environment; reap kills those left over
+# by a step (a hung mpirun that `timeout` stopped leaves its spawned ranks behind, and leftover
+# ranks and daemons broke the next step's fake-node spawns).
+export PITFALLS_RUN=$tmp
+reap() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "${p#/proc/}" = $$ ] && continue
+    grep -qzx "PITFALLS_RUN=$tmp" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  sleep 0.5
+}
+trap 'reap; rm -rf "$tmp"' EXIT
+run() { reap; timeout "$1" "$bin/mpirun" --with-ft ulfm --bind-to none -n 1 "${@:2}" > "$tmp/out" 2>&1; echo $? > "$tmp/rc"; }
+# run_until SECONDS PATTERN ARGS...: as run, but stops mpirun as soon as PATTERN is in its output
+# (mpirun may hang after printing an abort; a loaded machine makes spawns slow, hence a generous
+# limit instead of a tight one).
+run_until() {
+  local limit=$1 pattern=$2 pid i
+  shift 2
+  reap
+  "$bin/mpirun" --with-ft ulfm --bind-to none -n 1 "$@" > "$tmp/out" 2>&1 &
+  pid=$!
+  for ((i = 0; i < limit * 5; i++)); do
+    kill -0 $pid 2>/dev/null || break
+    grep -q "$pattern" "$tmp/out" && break
+    sleep 0.2
+  done
+  kill -KILL $pid 2>/dev/null
+  wait $pid 2>/dev/null
+}
 
 # A: leaving ranks free their communicators and call MPI_Finalize: clean (what Session::exit does).
 run 60 "$probe" leave free-finalize
@@ -25,7 +55,7 @@ check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tm
 # E: pitfall 4 (fake nodes): after one spawn onto a fake node's own PRRTE daemon, a second spawn
 # onto a fake node daemon cannot be reached ("unable to reach each other"); the head node works.
 printf 'localhost slots=4\nnode01 slots=4\nnode02 slots=4\n' > "$tmp/hosts"
-run 40 --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" \
+run_until 180 "unable to reach each other" --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" \
   "$probe" spawn localhost:2 node01:2 node02:2
 check "first spawn onto a fake node daemon works" 'grep -q "spawn node01:2 ok" $tmp/out'
 check "second spawn onto a fake node daemon is unreachable (pitfall 4)" \
