@@ -165,14 +165,7 @@ case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
   "$ELASTIC" --state-dir "$S" submit "$T/r2.toml" > /dev/null || fail "submit r2"
   wait_for 30 '[ "$(job_state r2)" = queued ]' || fail "r2 not queued"
   sleep 2
-  local dpid
-  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
-  echo "SIGKILL elasticd $dpid"
-  kill -KILL $dpid
-  wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
-  sleep 1
-  kill_label_all  # whatever mpirun left behind of the old ranks
-  start_daemon
+  crash_and_restart_daemon
   grep '"daemon_started"' "$S/events.jsonl" | tail -1
   wait_for 60 "[ \$(count_events job_started '\"r1\"') -ge 2 ]" || fail "r1 not restarted"
   wait_for 240 '[ "$(job_state r1)$(job_state r2)" = finishedfinished ]' ||

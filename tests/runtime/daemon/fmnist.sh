@@ -77,14 +77,7 @@ case_resume() {
   local ckpt=$S/jobs/r/checkpoint
   wait_for 120 "[ -s $ckpt ]" || fail "no durable checkpoint at $ckpt"
   sleep 1
-  local dpid
-  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
-  echo "SIGKILL elasticd $dpid"
-  kill -KILL $dpid
-  wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
-  sleep 1
-  kill_label_all
-  start_daemon
+  crash_and_restart_daemon
   wait_for 60 "[ \$(count_events job_started '\"r\"') -ge 2 ]" || fail "job not restarted"
   wait_for 300 '[ "$(job_state r)" = finished ]' || fail "job did not finish: $(job_state r)"
   out r | grep -E '^(resumed|final)'

@@ -56,6 +56,18 @@ submit() {
   } > "$T/$id.toml"
   "$ELASTIC" --state-dir "$S" submit "$T/$id.toml" > /dev/null || fail "submit $id"
 }
+# SIGKILL elasticd (not mpirun), clear what the old ranks left behind and start a new elasticd on
+# the same state dir.
+crash_and_restart_daemon() {
+  local dpid
+  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
+  echo "SIGKILL elasticd $dpid"
+  kill -KILL $dpid
+  wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
+  sleep 1
+  kill_label_all  # whatever mpirun left behind of the old ranks
+  start_daemon
+}
 # wait_for SECONDS 'shell condition'
 wait_for() {
   local end=$((SECONDS + $1))
