@@ -237,16 +237,21 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
       order = code == proto::kOrderFollow ? 1 : 0;
     }
   }
-  std::array<double, 3> buf{static_cast<double>(pending_samples_), order, done ? 1.0 : 0.0};
+  // The job's sample count travels with rank 0's contribution, so that every rank holds the same
+  // total: a rank that joined late adopts it at its first boundary, and the count the controller
+  // gets stays right when the leader changes (seen in the demo: a new leader reporting only the
+  // samples since it joined).
+  std::array<double, 4> buf{static_cast<double>(pending_samples_), order, done ? 1.0 : 0.0,
+                            compute_.rank() == 0 ? static_cast<double>(samples_total_) : 0.0};
   if (const int rc =
-          MPI_Allreduce(MPI_IN_PLACE, buf.data(), 3, MPI_DOUBLE, MPI_SUM, compute_.get());
+          MPI_Allreduce(MPI_IN_PLACE, buf.data(), 4, MPI_DOUBLE, MPI_SUM, compute_.get());
       rc != MPI_SUCCESS) {
     compute_.revoke();
     job_.revoke();
     return coll::mpi_status(rc, "MPI_Allreduce(step boundary)", __FILE__, __LINE__);
   }
   pending_samples_ = 0;
-  samples_total_ += static_cast<std::int64_t>(buf[0]);
+  samples_total_ = static_cast<std::int64_t>(buf[3] + buf[0]);
   ++steps_;
   if (!job_) return buf[2] > 0 ? Event::kStop : Event::kContinue;
   if (absl::Status st = send_progress(buf[2] > 0); !st.ok()) return st;

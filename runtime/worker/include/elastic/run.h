@@ -22,7 +22,7 @@
 //                         commit_every steps and at every epoch end (LOCAL, one memcpy per buffer);
 //                         rank 0 writes a durable checkpoint every checkpoint_every_commits commits
 //                         or checkpoint_every seconds; then session.step_boundary(done)
-//                         (COLLECTIVE over the membership: one 3-double MPI_Allreduce, plus the
+//                         (COLLECTIVE over the membership: one 4-double MPI_Allreduce, plus the
 //                         controller's directive under elasticd, <= SessionOptions::directive_timeout)
 //   grow / shrink         (step_boundary -> kChanged) the survivors commit the step they are at, then
 //                         1, 3, 4 and on_reset(kChanged) over the new membership; a joining rank
