@@ -1,8 +1,8 @@
 #!/bin/bash
 # Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd (issue 4),
 # each against a real elasticd under mpirun --with-ft ulfm with fake nodes (labels) and
-# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice kill churn learn
-# restart bad_input spawn_exit.
+# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice leader_leaves kill
+# churn learn restart bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +46,29 @@ case_shrink_notice() {  # node03 leaves the hostfile: vacated and released withi
   wait_for 120 '[ "$(job_state s)" = finished ]' || fail "job did not finish"
   out s | grep -q WRONG && fail "wrong allreduce"
   no_mpi_errors || fail "MPI error output"
+}
+
+job_samples() {
+  python3 -c "import json; d=json.load(open('$S/status.json')); print(next((j['samples_done'] for j in d['jobs'] if j['id']=='$1'), -1))" 2>/dev/null
+}
+
+case_leader_leaves() {  # the oldest rank's node leaves: the job's sample count does not drop
+  hosts_list node01
+  start_daemon
+  submit l 100000 1 2
+  wait_for 60 '[ "$(job_ranks l)" = 1 ]' || fail "job did not start"
+  sleep 5
+  hosts_list node01 node02
+  wait_for 60 '[ "$(job_ranks l)" = 2 ]' || fail "job did not grow to node02"
+  sleep 3
+  local before after
+  before=$(job_samples l)
+  hosts_list node02  # the leader (C rank 0, on node01) leaves; node02's rank, which joined later, leads
+  wait_for 60 '[ "$(job_ranks l)" = 1 ] && [ "$(job_nodes l)" = node02 ]' || fail "node01 not released"
+  sleep 3
+  after=$(job_samples l)
+  echo "samples counted: $before before node01 left, $after after"
+  [ "$after" -gt "$before" ] || fail "the sample count dropped from $before to $after"
 }
 
 case_kill() {  # SIGKILL every rank of one node, three times; the node comes back and is reused
