@@ -188,6 +188,31 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   return absl::OkStatus();
 }
 
+void JobGroup::record(const std::array<double, proto::kProgressDoubles>& p) {
+  samples_total_ = p[0];
+  samples_per_s_ = p[1];
+  progress_steps_ = p[2];
+  progress_ranks_ = static_cast<int>(p[3]);
+}
+
+void JobGroup::take_last_progress() {
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, proto::kTagProgress, job_.get(), &flag, &status) !=
+            MPI_SUCCESS ||
+        !flag) {
+      return;
+    }
+    std::array<double, proto::kProgressDoubles> p{};
+    if (MPI_Recv(p.data(), proto::kProgressDoubles, MPI_DOUBLE, status.MPI_SOURCE,
+                 proto::kTagProgress, job_.get(), MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return;
+    }
+    record(p);
+  }
+}
+
 absl::Status JobGroup::stop(bool wait_boundary) {
   if (!job_) return absl::OkStatus();
   absl::Status st = wait_boundary ? send_order() : absl::OkStatus();
@@ -196,6 +221,9 @@ absl::Status JobGroup::stop(bool wait_boundary) {
     abort();
     return st;
   }
+  // The leader sent its full count before it took the stop (Session::step_boundary); messages
+  // from one peer on J arrive in order, so it is here now.
+  take_last_progress();
   job_.reset();
   depart_all();
   return absl::OkStatus();
@@ -301,10 +329,7 @@ PollResult JobGroup::poll() {
     if (status.MPI_TAG == proto::kTagProgress) {
       std::array<double, proto::kProgressDoubles> p{};
       if (!receive(p.data(), proto::kProgressDoubles, MPI_DOUBLE, status, out)) break;
-      samples_total_ = p[0];
-      samples_per_s_ = p[1];
-      progress_steps_ = p[2];
-      progress_ranks_ = static_cast<int>(p[3]);
+      record(p);
       out.progressed = true;
     } else if (status.MPI_TAG == proto::kTagDone) {
       int code = 0;

@@ -200,7 +200,10 @@ absl::Status Session::send_progress(bool force) {
   if (progress_req_ != MPI_REQUEST_NULL) {
     int done = 0;
     ELASTIC_MPI_CHECK(MPI_Test(&progress_req_, &done, MPI_STATUS_IGNORE));
-    if (!done) return absl::OkStatus();
+    // A forced report must go out; the previous one (a few bytes, sent eagerly) is done or
+    // completes at once.
+    if (!done && force) ELASTIC_MPI_CHECK(MPI_Wait(&progress_req_, MPI_STATUS_IGNORE));
+    if (!done && !force) return absl::OkStatus();
   }
   const double dt = std::chrono::duration<double>(now - last_progress_).count();
   const proto::Progress p{static_cast<double>(samples_total_),
@@ -254,7 +257,9 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
   samples_total_ = static_cast<std::int64_t>(buf[3] + buf[0]);
   ++steps_;
   if (!job_) return buf[2] > 0 ? Event::kStop : Event::kContinue;
-  if (absl::Status st = send_progress(buf[2] > 0); !st.ok()) return st;
+  // Before a directive (an order, or the end) the count goes out in full: a plan that stops the
+  // job takes it with the stop (JobGroup::stop) instead of losing the last period's samples.
+  if (absl::Status st = send_progress(buf[1] > 0 || buf[2] > 0); !st.ok()) return st;
   if (buf[2] > 0 && compute_.rank() == 0) {
     int code = 0;
     ELASTIC_MPI_CHECK(MPI_Send(&code, 1, MPI_INT, 0, proto::kTagDone, job_.get()));

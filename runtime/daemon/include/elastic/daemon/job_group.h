@@ -14,6 +14,7 @@
 // the ULFM shrink, which starts only after a bounded agreement (repair.h).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -26,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "elastic/comm.h"
+#include "elastic/protocol.h"
 
 namespace elastic::rt {
 
@@ -117,6 +119,9 @@ class JobGroup {
   // After an MPI error during a verb: repair if it was a process failure, else give up on J.
   absl::Status handle_error(const absl::Status& error);
   absl::Status repair();
+  void record(const std::array<double, proto::kProgressDoubles>& progress);
+  // LOCAL: receives the progress reports already on J (the last one is the job's final count).
+  void take_last_progress();
   // Moves J rank `index`+1's node and pid from the members to departed_.
   void depart(std::size_t index);
   void depart_all();
