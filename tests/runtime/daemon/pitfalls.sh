@@ -55,11 +55,19 @@ check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tm
 # E: pitfall 4 (fake nodes): after one spawn onto a fake node's own PRRTE daemon, a second spawn
 # onto a fake node daemon cannot be reached ("unable to reach each other"); the head node works.
 printf 'localhost slots=4\nnode01 slots=4\nnode02 slots=4\n' > "$tmp/hosts"
-run_until 180 "unable to reach each other" --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" \
-  "$probe" spawn localhost:2 node01:2 node02:2
+# A fake node's daemon that PRRTE loses before the spawns ("lost communication with a remote
+# daemon", seen twice in full ctest runs on the 2 shared cores) is not the behaviour under test:
+# that attempt is shown and run again once.
+for attempt in 1 2; do
+  run_until 180 "unable to reach each other" --hostfile "$tmp/hosts" \
+    --prtemca plm_ssh_agent "$src/fake_node_agent.sh" "$probe" spawn localhost:2 node01:2 node02:2
+  grep -q "spawn node01:2 ok" $tmp/out || ! grep -q "lost communication" $tmp/out && break
+  echo "attempt $attempt: PRRTE lost a fake node's daemon before the spawns:"; head -5 "$tmp/out"
+done
 check "first spawn onto a fake node daemon works" 'grep -q "spawn node01:2 ok" $tmp/out'
 check "second spawn onto a fake node daemon is unreachable (pitfall 4)" \
   '! grep -q "spawn node02:2 ok" $tmp/out && grep -q "unable to reach each other" $tmp/out'
+grep -q "spawn node01:2 ok" $tmp/out || head -20 "$tmp/out"
 # F: MPI_Comm_spawn of a command that exits before MPI_Init does not return (Open MPI waits for
 # the children's connection data; elasticd bounds it in a helper thread: bounded_spawn.h and the
 # e2e case spawn_exit).
