@@ -438,8 +438,8 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   launch.stderr_path = dir_.job_stderr(spec.id);
   // The job's durable checkpoint (Session::checkpoint_path): run() writes it and resumes from it
   // when this start is a restart (a relative spec path is taken from the job's workdir).
-  launch.checkpoint_path =
-      spec.checkpoint.empty() ? dir_.job_dir(spec.id) / "checkpoint" : std::filesystem::path(spec.checkpoint);
+  launch.checkpoint_path = spec.checkpoint.empty() ? dir_.job_dir(spec.id) / "checkpoint"
+                                                  : std::filesystem::path(spec.checkpoint);
   launch.ranks_per_node = spec.ranks_per_node > 0 ? spec.ranks_per_node : default_ranks_;
   job.group = std::make_unique<JobGroup>(std::move(launch), placement_, options_.directive_timeout,
                                          options_.spawn_timeout);
