@@ -8,6 +8,9 @@
 //             found the failure) -> first progress report at N/2 ranks; kill -> detection apart
 // A progress report at size K is sent by the leader after a step boundary of the K-rank
 // membership, i.e. once every rank finished its first step there (state sync included).
+// A grow's spawns run while the job trains (protocol.h, "Grow"), so the time the job is held up
+// is shorter: grow_stall / shrink_stall are the leader's own measure of it (rescale_trainer's
+// "resize" line: end of its last step at the old size -> end of its first step at the new one).
 // Prints one JSON line per measurement: {"n":N,"what":"grow","s":seconds}.
 //   rescale_bench TRAINER [--sizes 2,4,8,16] [--reps 3] [--state-mb 4]
 #include <dirent.h>
@@ -18,8 +21,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,6 +81,22 @@ bool wait_ranks(JobGroup& g, int ranks, double timeout_s, Clock::time_point* det
   return false;
 }
 
+// The stall of the last "resize OLD NEW STALL" line of `stdout_path` that went to `size`.
+double last_stall(const std::string& stdout_path, int size) {
+  std::ifstream f(stdout_path);
+  std::string line;
+  double stall = -1;
+  while (std::getline(f, line)) {
+    std::istringstream in(line);
+    std::string word;
+    int from = 0;
+    int to = 0;
+    double s = 0;
+    if (in >> word >> from >> to >> s && word == "resize" && to == size) stall = s;
+  }
+  return stall;
+}
+
 void emit(int n, const char* what, double s) {
   std::printf("{\"n\":%d,\"what\":\"%s\",\"s\":%.6f}\n", n, what, s);
   std::fflush(stdout);
@@ -88,7 +109,8 @@ bool one_round(const std::string& trainer, int n, int rep, double state_mb) {
   spec.command = trainer;
   spec.args = {"--state-mb", std::to_string(state_mb)};
   spec.ranks_per_node = half;
-  spec.stdout_path = "/dev/null";
+  spec.stdout_path = "/tmp/rescale_bench." + spec.job_id + ".stdout";
+  std::filesystem::remove(spec.stdout_path);
   spec.stderr_path = "/tmp/rescale_bench." + spec.job_id + ".stderr";
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
@@ -106,12 +128,14 @@ bool one_round(const std::string& trainer, int n, int rep, double state_mb) {
   if (absl::Status st = g.grow({"b"}); !st.ok()) return false;
   if (!wait_ranks(g, n, 120)) return false;
   emit(n, "grow", since(t0));
+  emit(n, "grow_stall", last_stall(spec.stdout_path, n));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   t0 = Clock::now();
   if (absl::Status st = g.shrink({"b"}); !st.ok()) return false;
   if (!wait_ranks(g, half, 120)) return false;
   emit(n, "shrink", since(t0));
+  emit(n, "shrink_stall", last_stall(spec.stdout_path, half));
 
   if (absl::Status st = g.grow({"c"}); !st.ok()) return false;
   if (!wait_ranks(g, n, 120)) return false;
@@ -130,6 +154,7 @@ bool one_round(const std::string& trainer, int n, int rep, double state_mb) {
   emit(n, "detect", std::chrono::duration<double>(detected - t_kill).count());
   emit(n, "recovery", since(detected));
   (void)g.stop(/*wait_boundary=*/true);
+  std::filesystem::remove(spec.stdout_path);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // leavers finalize
   return true;
 }

@@ -2,7 +2,10 @@
 // model of --state-mb MB (synced to every new membership, as a real job's would be) with a small
 // gradient allreduce per step. The same binary runs under elasticd's protocol (spawned by
 // rescale_bench) and standalone under plain mpirun for the restart baseline, where rank 0 loads the
-// durable checkpoint at start and prints "first_step <unix time>" after its first step.
+// durable checkpoint at start and prints "first_step <unix time>" after its first step. Under the
+// runtime, rank 0 prints "resize OLD NEW STALL" after its first step at a new size: STALL is the
+// time from the end of its last step at the old size to the end of that step (seconds, one step's
+// own time included), i.e. how long the membership change held the training up.
 //   rescale_trainer [--state-mb MB] [--steps N] [--step-us US] [--checkpoint FILE]
 #include <sys/time.h>
 #include <unistd.h>
@@ -62,6 +65,8 @@ int main(int argc, char** argv) {
     opts.checkpoint_every_commits = 20;
   }
   bool first = true;
+  int last_size = 0;
+  double last_end = 0;
   auto step = [&](const elastic::rt::StepContext& c) -> absl::Status {
     for (float& g : grad) g = 1.0f;
     absl::Status st = c.comm.allreduce(
@@ -75,6 +80,13 @@ int main(int argc, char** argv) {
     }
     first = false;
     if (step_us > 0) usleep(static_cast<useconds_t>(step_us));
+    const double end = unix_now();
+    if (s.under_runtime() && c.comm.rank() == 0 && last_size != 0 && c.comm.size() != last_size) {
+      std::printf("resize %d %d %.6f\n", last_size, c.comm.size(), end - last_end);
+      std::fflush(stdout);
+    }
+    last_size = c.comm.size();
+    last_end = end;
     return absl::OkStatus();
   };
   absl::StatusOr<elastic::rt::RunResult> r = elastic::rt::run(s, state, sampler, step, opts);

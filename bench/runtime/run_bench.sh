@@ -69,12 +69,16 @@ def ratio(a, b): return "     -" if a is None or b is None or b == 0 else f"{a /
 sizes = sorted({n for n, _ in by})
 print("Rescale latency, medians in ms (runs per cell: " +
       ", ".join(f"{w}={len(by.get((sizes[0], w), []))}" for w in ("grow", "restart")) + ")")
-print(" ranks    grow  shrink  detect recovery restart | restart/grow /shrink /recovery")
+print(" ranks    grow   stall  shrink   stall  detect recovery restart | restart/grow /stall /shrink /recovery")
 for n in sizes:
-    g, s, d, rc, rs = (med(n, w) for w in ("grow", "shrink", "detect", "recovery", "restart"))
-    print(f"{n:6d} {ms(g)} {ms(s)} {ms(d)} {ms(rc)}  {ms(rs)} |       {ratio(rs, g)} {ratio(rs, s)}    {ratio(rs, rc)}")
-print("grow: order -> first step at N ranks (N/2 spawned as one node); shrink: notice -> first step")
-print("at N/2; recovery: controller's detection of a SIGKILL of N/2 ranks -> first step at N/2;")
+    g, gs, s, ss, d, rc, rs = (med(n, w) for w in
+        ("grow", "grow_stall", "shrink", "shrink_stall", "detect", "recovery", "restart"))
+    print(f"{n:6d} {ms(g)} {ms(gs)} {ms(s)} {ms(ss)} {ms(d)} {ms(rc)}  {ms(rs)} |"
+          f"       {ratio(rs, g)} {ratio(rs, gs)} {ratio(rs, s)}    {ratio(rs, rc)}")
+print("grow: order -> first step at N ranks (N/2 spawned as one node; the job trains at N/2 while")
+print("they start); stall: how long the change held the training up (the leader's end of last step")
+print("at the old size -> end of first step at the new one); shrink: notice -> first step at N/2;")
+print("recovery: controller's detection of a SIGKILL of N/2 ranks -> first step at N/2;")
 print("detect: kill -> detection; restart: stop N ranks + mpirun relaunch + checkpoint reload -> first step.")
 print("Targets at 8 ranks: grow <= 1000 ms, shrink <= 300 ms, recovery <= 500 ms, each >= 10x faster than restart.")
 PY

@@ -63,12 +63,10 @@ absl::Status JobGroup::header(int directive, int count, int reason, int list_sum
   return exchange(raw, "directive");
 }
 
-absl::Status JobGroup::send_order() {
-  int code = proto::kOrderFollow;
-  // The leader is J rank 1 (the oldest rank); a small message, sent eagerly.
+absl::Status JobGroup::send_int(int dest, int tag, int value) {
   MPI_Request req = MPI_REQUEST_NULL;
-  ELASTIC_MPI_CHECK(MPI_Isend(&code, 1, MPI_INT, 1, proto::kTagOrder, job_.get(), &req));
-  absl::Status st = proto::wait_request(&req, Clock::now() + directive_timeout_, "order");
+  ELASTIC_MPI_CHECK(MPI_Isend(&value, 1, MPI_INT, dest, tag, job_.get(), &req));
+  absl::Status st = proto::wait_request(&req, Clock::now() + directive_timeout_, "send");
   if (!st.ok()) job_.revoke();  // completes the request too
   return st;
 }
@@ -78,7 +76,7 @@ absl::Status JobGroup::resume(int reason) {
   return header(static_cast<int>(proto::Directive::kResume), 0, reason);
 }
 
-absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
+absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   SpawnRequest req;
   req.command = spec_.command;
   req.args = spec_.args;
@@ -93,12 +91,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
              "ELASTIC_CHECKPOINT=" + spec_.checkpoint_path.string()};
   if (placement_.fake_nodes) req.env.push_back("ELASTIC_FAKE_NODE=" + node);
   for (const auto& [k, v] : spec_.env) req.env.push_back(k + "=" + v);
-  if (!first) {
-    ++generation_;
-    if (absl::Status st = header(static_cast<int>(proto::Directive::kSpawn), 0, 0); !st.ok()) {
-      return st;
-    }
-  }
+  const bool first = !job_;
   absl::StatusOr<Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
   if (!inter.ok()) {
     if (absl::IsDeadlineExceeded(inter.status())) {
@@ -122,37 +115,69 @@ absl::Status JobGroup::spawn_node(const std::string& node, bool first) {
     return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
   }
   rank_pids_.assign(pids->begin() + 1, pids->end());  // J rank 0 is this controller
+  for (int r = job_.size() - req.procs; r < job_.size(); ++r) {
+    if (absl::Status st = send_int(r, proto::kTagSpawns, more); !st.ok()) {
+      return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+    }
+  }
   return absl::OkStatus();
+}
+
+absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, int reason) {
+  const int count = static_cast<int>(nodes.size());
+  absl::Status refused;
+  for (int i = 0; i < count; ++i) {
+    const bool first = !job_;
+    absl::Status st = spawn_node(nodes[static_cast<std::size_t>(i)], count - 1 - i);
+    if (st.ok()) continue;
+    if (first) {
+      abort();
+      return st;
+    }
+    if (!absl::IsInternal(st)) return handle_error(st);
+    // Refused (the spawn itself, e.g. an unknown host): J is intact; go on with what we have.
+    refused = st;
+    break;
+  }
+  if (absl::Status st = resume(reason); !st.ok()) return handle_error(st);
+  return refused;
 }
 
 absl::Status JobGroup::start(const std::vector<std::string>& nodes) {
   if (nodes.empty()) return absl::InvalidArgumentError("start: no nodes");
   generation_ = 1;
-  if (absl::Status st = spawn_node(nodes.front(), /*first=*/true); !st.ok()) {
-    abort();
-    return st;
+  return add_nodes(nodes, /*reason=*/2);
+}
+
+absl::Status JobGroup::await_spawn_confirmation() {
+  spawns_confirmed_ = false;
+  const auto deadline = Clock::now() + directive_timeout_;
+  while (!spawns_confirmed_) {
+    poll_into(stashed_);
+    if (spawns_confirmed_) break;
+    if (stashed_.done) return absl::CancelledError("the job finished before the grow");
+    if (stashed_.error || !job_) return absl::AbortedError("the job failed before the grow");
+    if (!lost_.empty()) return absl::AbortedError("a node was lost before the grow");
+    if (Clock::now() > deadline) {
+      abort();
+      return absl::DeadlineExceededError(
+          fmt::format("job {}: its leader did not take the grow within {} ms", spec_.job_id,
+                      directive_timeout_.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  for (std::size_t i = 1; i < nodes.size(); ++i) {
-    if (absl::Status st = spawn_node(nodes[i], false); !st.ok()) return handle_error(st);
-  }
-  if (absl::Status st = resume(2); !st.ok()) return handle_error(st);
   return absl::OkStatus();
 }
 
 absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
   if (nodes.empty() || !job_) return absl::OkStatus();
-  if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
-  for (const std::string& node : nodes) {
-    if (absl::Status st = spawn_node(node, false); !st.ok()) {
-      absl::Status handled = handle_error(st);
-      if (!handled.ok() || !job_) return handled;
-      // Not a process failure (the spawn itself was refused): carry on with what we have.
-      if (absl::Status r = resume(0); !r.ok()) return handle_error(r);
-      return st;
-    }
+  const std::size_t count = std::min<std::size_t>(nodes.size(), proto::kMaxSpawns);
+  if (absl::Status st = send_int(1, proto::kTagSpawns, static_cast<int>(count)); !st.ok()) {
+    return handle_error(st);
   }
-  if (absl::Status st = resume(0); !st.ok()) return handle_error(st);
-  return absl::OkStatus();
+  if (absl::Status st = await_spawn_confirmation(); !st.ok()) return st;
+  ++generation_;
+  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count), /*reason=*/0);
 }
 
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
@@ -305,11 +330,18 @@ bool JobGroup::receive(void* buf, int count, MPI_Datatype type, const MPI_Status
 }
 
 PollResult JobGroup::poll() {
-  PollResult out;
+  PollResult out = std::exchange(stashed_, {});
+  poll_into(out);
+  out.lost_nodes = std::move(lost_);
+  lost_.clear();
+  return out;
+}
+
+void JobGroup::poll_into(PollResult& out) {
   if (fatal_) {
     out.error = std::exchange(fatal_, std::nullopt);
     abort();
-    return out;
+    return;
   }
   for (int i = 0; i < 64 && job_; ++i) {
     int flag = 0;
@@ -336,6 +368,10 @@ PollResult JobGroup::poll() {
       if (!receive(&code, 1, MPI_INT, status, out)) break;
       out.done = true;
       break;  // the ranks wait in follow() for kStop
+    } else if (status.MPI_TAG == proto::kTagSpawns) {
+      int count = 0;
+      if (!receive(&count, 1, MPI_INT, status, out)) break;
+      spawns_confirmed_ = true;
     } else if (status.MPI_TAG == proto::kTagExit) {
       std::array<int, 2> p{};
       if (!receive(p.data(), 2, MPI_INT, status, out)) break;
@@ -351,9 +387,6 @@ PollResult JobGroup::poll() {
       if (!receive(sink.data(), bytes, MPI_BYTE, status, out)) break;
     }
   }
-  out.lost_nodes = std::move(lost_);
-  lost_.clear();
-  return out;
 }
 
 }  // namespace elastic::rt

@@ -52,7 +52,7 @@ absl::StatusOr<Header> decode(const RawHeader& raw, int job_size) {
   if (raw[kHeaderInts - 1] != checksum(std::span<const int>(raw.data(), kHeaderInts - 1))) {
     return invalid("checksum mismatch");
   }
-  if (raw[1] < static_cast<int>(Directive::kSpawn) || raw[1] > static_cast<int>(Directive::kStop)) {
+  if (raw[1] < static_cast<int>(Directive::kLeave) || raw[1] > static_cast<int>(Directive::kStop)) {
     return invalid(absl::StrCat("unknown directive ", raw[1]));
   }
   Header h{static_cast<Directive>(raw[1]), raw[2], raw[3], raw[4], raw[5]};

@@ -3,6 +3,7 @@
 #include <mpi-ext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <cstdio>
@@ -63,12 +64,19 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    // Under the runtime (spawned by elasticd, which sets ELASTIC_JOB_ID) a grow's spawns run in a
+    // helper thread beside the training (background_spawn.h).
+    const int wanted =
+        std::getenv("ELASTIC_JOB_ID") != nullptr ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
     int provided = 0;
-    ELASTIC_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+    ELASTIC_MPI_CHECK(MPI_Init_thread(argc, argv, wanted, &provided));
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   std::unique_ptr<Session> s(new Session(options));
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  s->threaded_ = level == MPI_THREAD_MULTIPLE;
   MPI_Comm parent = MPI_COMM_NULL;
   ELASTIC_MPI_CHECK(MPI_Comm_get_parent(&parent));
   if (parent == MPI_COMM_NULL) {
@@ -92,12 +100,35 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
     s->job_.revoke();
     ev = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
   } else {
-    ev = s->follow();
+    ev = s->join_spawns();
   }
   if (!ev.ok() && absl::IsAborted(ev.status())) ev = s->recover();
   if (!ev.ok()) return ev.status();
   if (*ev == Event::kStop || *ev == Event::kLeave) s->exit(0);
   return s;
+}
+
+absl::StatusOr<Event> Session::join_spawns() {
+  const auto deadline = Clock::now() + options_.directive_timeout;
+  int more = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Irecv(&more, 1, MPI_INT, 0, proto::kTagSpawns, job_.get(), &req));
+  if (absl::Status st = proto::wait_request(&req, deadline, "spawn count"); !st.ok()) {
+    revoke_all();
+    return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+  }
+  if (more < 0 || more > proto::kMaxSpawns) {
+    revoke_all();
+    return absl::AbortedError(absl::StrCat("invalid spawn count ", more, " from the controller"));
+  }
+  if (more > 0) {
+    spawn_.start(job_.get(), more, /*threaded=*/false, deadline);
+    if (absl::Status st = adopt_spawn(); !st.ok()) {
+      revoke_all();
+      return st;
+    }
+  }
+  return follow();
 }
 
 Session::~Session() {
@@ -118,11 +149,11 @@ absl::StatusOr<Event> Session::follow() {
   // Any failure here leaves J in an unknown state for the others: revoke it so that nobody (the
   // controller included) waits for this rank, and report Aborted so that the caller repairs.
   auto broken = [this](absl::Status st) {
-    compute_.revoke();
-    job_.revoke();
+    revoke_all();
     if (absl::IsInternal(st)) return absl::AbortedError(st.message());
     return st;
   };
+  if (absl::Status st = adopt_spawn(); !st.ok()) return broken(st);
   for (;;) {
     proto::RawHeader raw{};
     const auto deadline = Clock::now() + options_.directive_timeout;
@@ -137,27 +168,6 @@ absl::StatusOr<Event> Session::follow() {
     }
     generation_ = h->generation;
     switch (h->directive) {
-      case proto::Directive::kSpawn: {
-        // Arguments other than root and comm are ignored on non-root ranks.
-        char empty[] = "";
-        Comm inter;
-        if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, job_.get(),
-                                          inter.out(), MPI_ERRCODES_IGNORE);
-            rc != MPI_SUCCESS) {
-          return broken(coll::mpi_status(rc, "MPI_Comm_spawn", __FILE__, __LINE__));
-        }
-        Comm merged;
-        if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
-          return broken(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
-        }
-        MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
-        job_ = std::move(merged);
-        if (absl::Status st = proto::connect_all(job_.get(), deadline).status(); !st.ok()) {
-          return broken(st);
-        }
-        changed = true;
-        break;
-      }
       case proto::Directive::kLeave: {
         std::vector<int> leaving(static_cast<std::size_t>(h->count));
         if (absl::Status st =
@@ -184,8 +194,9 @@ absl::StatusOr<Event> Session::follow() {
         break;
       }
       case proto::Directive::kResume: {
+        const bool grown = !compute_ || compute_.size() != job_.size() - 1;
         if (absl::Status st = make_compute(job_.get(), compute_); !st.ok()) return broken(st);
-        return changed || h->reason != 0 ? Event::kChanged : Event::kContinue;
+        return changed || grown || h->reason != 0 ? Event::kChanged : Event::kContinue;
       }
       case proto::Directive::kStop:
         return Event::kStop;
@@ -195,6 +206,12 @@ absl::StatusOr<Event> Session::follow() {
 
 absl::Status Session::send_progress(bool force) {
   if (!job_ || compute_.rank() != 0) return absl::OkStatus();
+  // Nothing goes to the controller on J while a grow builds the next J: the controller frees J
+  // once it has the next one, and in Open MPI 5.0.7 a message that reaches a freed communicator
+  // waits for the next communicator given the same index, whose creation then aborts the
+  // process ("PML OB1 received a message from a rank outside the valid range": elasticd died so
+  // in the e2e churn case, in MPI_Comm_spawn). Forced reports come after the switch.
+  if (!force && (spawn_.active() || next_job_)) return absl::OkStatus();
   const auto now = Clock::now();
   if (!force && now - last_progress_ < options_.progress_period) return absl::OkStatus();
   if (progress_req_ != MPI_REQUEST_NULL) {
@@ -222,67 +239,126 @@ absl::Status Session::send_progress(bool force) {
   return absl::OkStatus();
 }
 
+absl::Status Session::settle_spawn() {
+  if (!spawn_.active()) return absl::OkStatus();
+  SpawnOutcome out = spawn_.take();
+  if (out.job) next_job_ = std::move(out.job);
+  if (absl::IsInternal(out.error)) {
+    // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
+    std::fprintf(stderr, "elastic: a grow was refused: %s\n",
+                 std::string(out.error.message()).c_str());
+    return absl::OkStatus();
+  }
+  return out.error;
+}
+
+absl::Status Session::adopt_spawn() {
+  absl::Status st = settle_spawn();
+  if (next_job_) job_ = std::move(next_job_);
+  return st;
+}
+
+void Session::revoke_all() {
+  compute_.revoke();
+  job_.revoke();
+  next_job_.revoke();
+  spawn_.revoke();
+}
+
 absl::StatusOr<Event> Session::step_boundary(bool done) {
   double order = 0;
+  double spawns = 0;
+  if (spawn_.active()) ++grow_overlap_steps_;
+  if (job_ && spawn_.finished()) {
+    if (absl::Status st = settle_spawn(); !st.ok()) {
+      revoke_all();
+      return st;
+    }
+  }
   if (job_ && compute_.rank() == 0) {
-    int flag = 0;
-    MPI_Status status;
-    ELASTIC_MPI_CHECK(MPI_Iprobe(0, proto::kTagOrder, job_.get(), &flag, &status));
-    if (flag) {
+    // Orders and grows reach the leader on J (no grow is ever announced while one is under way).
+    for (const int tag : {proto::kTagOrder, proto::kTagSpawns}) {
+      if (tag == proto::kTagSpawns && (spawn_.active() || next_job_)) continue;
+      int flag = 0;
+      MPI_Status status;
+      ELASTIC_MPI_CHECK(MPI_Iprobe(0, tag, job_.get(), &flag, &status));
+      if (!flag) continue;
       int code = 0;
-      if (const int rc =
-              MPI_Recv(&code, 1, MPI_INT, 0, proto::kTagOrder, job_.get(), MPI_STATUS_IGNORE);
+      if (const int rc = MPI_Recv(&code, 1, MPI_INT, 0, tag, job_.get(), MPI_STATUS_IGNORE);
           rc != MPI_SUCCESS) {
-        compute_.revoke();
-        job_.revoke();
+        revoke_all();
         return coll::mpi_status(rc, "MPI_Recv(order)", __FILE__, __LINE__);
       }
-      order = code == proto::kOrderFollow ? 1 : 0;
+      if (tag == proto::kTagOrder) order = code == proto::kOrderFollow ? 1 : 0;
+      if (tag == proto::kTagSpawns) spawns = std::clamp(code, 0, proto::kMaxSpawns);
     }
   }
   // The job's sample count travels with rank 0's contribution, so that every rank holds the same
   // total: a rank that joined late adopts it at its first boundary, and the count the controller
   // gets stays right when the leader changes (seen in the demo: a new leader reporting only the
-  // samples since it joined).
-  std::array<double, 4> buf{static_cast<double>(pending_samples_), order, done ? 1.0 : 0.0,
-                            compute_.rank() == 0 ? static_cast<double>(samples_total_) : 0.0};
+  // samples since it joined). `ready` counts the ranks whose part in a grow's spawns is over.
+  enum { kSamples, kOrder, kDone, kTotal, kSpawns, kReady, kFields };
+  std::array<double, kFields> buf{};
+  buf[kSamples] = static_cast<double>(pending_samples_);
+  buf[kOrder] = order;
+  buf[kDone] = done ? 1.0 : 0.0;
+  buf[kTotal] = compute_.rank() == 0 ? static_cast<double>(samples_total_) : 0.0;
+  buf[kSpawns] = spawns;
+  buf[kReady] = next_job_ ? 1.0 : 0.0;
   if (const int rc =
-          MPI_Allreduce(MPI_IN_PLACE, buf.data(), 4, MPI_DOUBLE, MPI_SUM, compute_.get());
+          MPI_Allreduce(MPI_IN_PLACE, buf.data(), kFields, MPI_DOUBLE, MPI_SUM, compute_.get());
       rc != MPI_SUCCESS) {
-    compute_.revoke();
-    job_.revoke();
+    revoke_all();
     return coll::mpi_status(rc, "MPI_Allreduce(step boundary)", __FILE__, __LINE__);
   }
   pending_samples_ = 0;
-  samples_total_ = static_cast<std::int64_t>(buf[3] + buf[0]);
+  samples_total_ = static_cast<std::int64_t>(buf[kTotal] + buf[kSamples]);
   ++steps_;
-  if (!job_) return buf[2] > 0 ? Event::kStop : Event::kContinue;
-  // Before a directive (an order, or the end) the count goes out in full: a plan that stops the
-  // job takes it with the stop (JobGroup::stop) instead of losing the last period's samples.
-  if (absl::Status st = send_progress(buf[1] > 0 || buf[2] > 0); !st.ok()) return st;
-  if (buf[2] > 0 && compute_.rank() == 0) {
+  if (!job_) return buf[kDone] > 0 ? Event::kStop : Event::kContinue;
+  const bool finishing = buf[kDone] > 0;
+  if (buf[kSpawns] > 0 && !finishing) {
+    // Every rank starts its part now; the leader confirms, so the controller starts the spawns.
+    const int count = static_cast<int>(buf[kSpawns]);
+    if (compute_.rank() == 0) {
+      ELASTIC_MPI_CHECK(MPI_Send(&count, 1, MPI_INT, 0, proto::kTagSpawns, job_.get()));
+    }
+    grow_overlap_steps_ = 0;
+    spawn_.start(job_.get(), count, threaded_, Clock::now() + options_.directive_timeout);
+  }
+  const bool grown = buf[kReady] == static_cast<double>(compute_.size());
+  if (buf[kOrder] == 0 && !finishing && !grown) {
+    if (absl::Status st = send_progress(false); !st.ok()) return st;
+    return Event::kContinue;
+  }
+  // Before a directive the count goes out in full (on the J the controller now uses): a plan
+  // that stops the job takes it with the stop (JobGroup::stop) instead of losing the last
+  // period's samples.
+  if (absl::Status st = adopt_spawn(); !st.ok()) {
+    revoke_all();
+    return st;
+  }
+  if (absl::Status st = send_progress(true); !st.ok()) return st;
+  if (finishing && compute_.rank() == 0) {
+    // Also the leader's answer to a grow announced at this boundary: none of it takes place.
     int code = 0;
     ELASTIC_MPI_CHECK(MPI_Send(&code, 1, MPI_INT, 0, proto::kTagDone, job_.get()));
   }
-  if (buf[1] > 0 || buf[2] > 0) {
-    absl::StatusOr<Event> ev = follow();
-    if (!ev.ok()) {
-      compute_.revoke();
-      job_.revoke();
-    }
-    return ev;
-  }
-  return Event::kContinue;
+  absl::StatusOr<Event> ev = follow();
+  if (!ev.ok()) revoke_all();
+  return ev;
 }
 
 absl::StatusOr<Event> Session::recover() {
-  compute_.revoke();
+  revoke_all();
   if (!job_) {
     absl::StatusOr<Comm> fixed = repair_comm(compute_, options_.repair);
     if (!fixed.ok()) return fixed.status();
     compute_ = *std::move(fixed);
     return Event::kRecovered;
   }
+  // The controller repairs the newest J it built; so does every rank (a spawn under way returns
+  // once its communicator is revoked).
+  (void)adopt_spawn();
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
     absl::StatusOr<Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();
@@ -303,7 +379,8 @@ void Session::exit(int code) {
   // mpirun tolerates (an _exit without MPI_Finalize would abort the whole mpirun).
   alarm(kFinalizeTimeoutS);  // also bounds the sends below if the controller is gone
   if (progress_req_ != MPI_REQUEST_NULL) MPI_Wait(&progress_req_, MPI_STATUS_IGNORE);
-  if (job_ && code != 0) {
+  // Not while a grow builds the next J (see send_progress): the controller may have freed J.
+  if (job_ && code != 0 && !spawn_.active() && !next_job_) {
     int payload[2] = {code, job_.rank()};
     MPI_Send(payload, 2, MPI_INT, 0, proto::kTagExit, job_.get());  // eager: never blocks long
   }
@@ -311,7 +388,12 @@ void Session::exit(int code) {
   // process to ULFM, so they could wait forever). J stays: the controller must still receive the
   // kTagExit above; it revokes J itself when it does.
   if (code != 0) compute_.revoke();
+  if (spawn_.active()) {
+    spawn_.revoke();
+    (void)spawn_.take();
+  }
   compute_.reset();
+  next_job_.reset();
   job_.reset();
   MPI_Finalize();
   std::exit(code);

@@ -26,6 +26,12 @@ case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
   local gens
   gens=$(out g | grep -oE '^(changed|joined) gen [0-9]+' | awk '{print $3}' | sort -un | wc -l)
   [ "$gens" -ge 3 ] || fail "only $gens generations"
+  # The grows' spawns ran beside the training: the leader kept stepping while they went on (the
+  # steps it took meanwhile are the "overlap" of its "changed" lines after a grow).
+  local overlapped
+  overlapped=$(out g | awk '/^(joined|changed) / && $5 == 0 {
+    if (prev > 0 && $7 > prev && $11 > 0) n++; prev = $7 } END { print n + 0 }')
+  [ "$overlapped" -ge 1 ] || fail "no grow overlapped with training: $(out g | grep '^changed')"
   sleep 1
   no_mpi_errors || fail "MPI error output"
   echo "generations: $gens"

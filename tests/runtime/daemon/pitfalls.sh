@@ -52,22 +52,25 @@ check "exit without MPI_Finalize aborts mpirun" 'grep -q "exiting" $tmp/out && [
 # D: SIGKILLed ranks are tolerated under --with-ft ulfm: the parent goes on spawning.
 run 30 "$probe" leave sigkill
 check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tmp/out'
-# E: pitfall 4 (fake nodes): after one spawn onto a fake node's own PRRTE daemon, a second spawn
-# onto a fake node daemon cannot be reached ("unable to reach each other"); the head node works.
+# E: pitfall 4 (fake nodes): spawns onto fake nodes' own PRRTE daemons do not all work. Two ways
+# have been seen: the first such spawn works and the second cannot be reached ("unable to reach
+# each other"), or PRRTE loses the fake node's daemon in the first one (its connect handler logs a
+# PMIX_ERROR at prted/pmix/pmix_server_dyn.c:1048, then "lost communication with a remote
+# daemon"; this happened in 2 of 2 attempts in one full ctest run). Either way the runtime cannot
+# use them; a spawn onto the head node works.
 printf 'localhost slots=4\nnode01 slots=4\nnode02 slots=4\n' > "$tmp/hosts"
-# A fake node's daemon that PRRTE loses before the spawns ("lost communication with a remote
-# daemon", seen twice in full ctest runs on the 2 shared cores) is not the behaviour under test:
-# that attempt is shown and run again once.
-for attempt in 1 2; do
-  run_until 180 "unable to reach each other" --hostfile "$tmp/hosts" \
-    --prtemca plm_ssh_agent "$src/fake_node_agent.sh" "$probe" spawn localhost:2 node01:2 node02:2
-  grep -q "spawn node01:2 ok" $tmp/out || ! grep -q "lost communication" $tmp/out && break
-  echo "attempt $attempt: PRRTE lost a fake node's daemon before the spawns:"; head -5 "$tmp/out"
-done
-check "first spawn onto a fake node daemon works" 'grep -q "spawn node01:2 ok" $tmp/out'
-check "second spawn onto a fake node daemon is unreachable (pitfall 4)" \
-  '! grep -q "spawn node02:2 ok" $tmp/out && grep -q "unable to reach each other" $tmp/out'
-grep -q "spawn node01:2 ok" $tmp/out || head -20 "$tmp/out"
+run_until 180 "unable to reach each other\|lost communication with a remote daemon" \
+  --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" "$probe" spawn \
+  localhost:2 node01:2 node02:2
+check "a spawn onto the head node works" 'grep -q "spawn localhost:2 ok" $tmp/out'
+if grep -q "spawn node01:2 ok" $tmp/out; then
+  how="the second is unreachable"
+else
+  how="PRRTE lost the fake node's daemon in the first"
+fi
+check "spawns onto fake-node daemons fail (pitfall 4: $how)" \
+  '! grep -q "spawn node02:2 ok" $tmp/out &&
+   grep -q "unable to reach each other\|lost communication with a remote daemon" $tmp/out'
 # F: MPI_Comm_spawn of a command that exits before MPI_Init does not return (Open MPI waits for
 # the children's connection data; elasticd bounds it in a helper thread: bounded_spawn.h and the
 # e2e case spawn_exit).

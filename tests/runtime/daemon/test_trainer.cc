@@ -77,9 +77,9 @@ int main(int argc, char** argv) {
         break;
       case Event::kChanged:
       case Event::kRecovered:
-        std::printf("%s gen %d rank %d size %d step %ld\n",
+        std::printf("%s gen %d rank %d size %d step %ld overlap %lld\n",
                     *ev == Event::kRecovered ? "recovered" : "changed", s.generation(), s.rank(),
-                    s.size(), step);
+                    s.size(), step, static_cast<long long>(s.grow_overlap_steps()));
         std::fflush(stdout);
         break;
       case Event::kStop:

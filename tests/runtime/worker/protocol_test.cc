@@ -10,7 +10,7 @@ namespace elastic::rt::proto {
 namespace {
 
 TEST(Protocol, RoundTripsEveryDirective) {
-  for (Directive d : {Directive::kSpawn, Directive::kLeave, Directive::kResume, Directive::kStop}) {
+  for (Directive d : {Directive::kLeave, Directive::kResume, Directive::kStop}) {
     const int count = d == Directive::kLeave ? 2 : 0;
     const Header h{d, count, 17, 1, d == Directive::kLeave ? 12345 : 0};
     absl::StatusOr<Header> back = decode(encode(h), 5);
@@ -54,6 +54,8 @@ TEST(Protocol, RejectsOutOfRangeValuesEvenWithAValidChecksum) {
   EXPECT_FALSE(decode(encode(Header{Directive::kResume, 1, 1, 0, 0}), 4).ok());
   EXPECT_FALSE(decode(encode(Header{Directive::kStop, 0, 1, 3, 0}), 4).ok());  // reason
   EXPECT_FALSE(decode(encode(Header{static_cast<Directive>(9), 0, 1, 0, 0}), 4).ok());
+  // 1 is no directive: grows go through kTagSpawns.
+  EXPECT_FALSE(decode(encode(Header{static_cast<Directive>(1), 0, 1, 0, 0}), 4).ok());
   EXPECT_TRUE(decode(encode(Header{Directive::kLeave, 2, 1, 0, 0}), 4).ok());
 }
 

@@ -14,14 +14,25 @@
 // per-step boundary allreduce on C; then every rank of J enters follow(): a loop in which the
 // controller sends a Header to all of J (exchange_ints below) and all members of J carry out that
 // directive together:
-//   kSpawn   MPI_Comm_spawn on J, root = controller (one node's ranks), then merge (new ranks
-//            last). The new ranks merge with their parent intercommunicator and enter follow().
 //   kLeave   `count` J ranks (sent next, also with exchange_ints) leave: MPI_Comm_split;
 //            leavers drop out of follow(), free their communicators and MPI_Finalize (never
 //            disconnect: pitfall 3).
 //   kResume  the ranks form C with MPI_Comm_create_group (the controller takes no part, so it
 //            never waits on a compute communicator); back to training (state sync from C rank 0).
 //   kStop    the job is over (done or cancelled): ranks return from follow() and exit.
+// Grow (and start), without stopping the training for the new processes' start-up:
+//   1. The controller sends K, the number of nodes to add (kTagSpawns), to the leader, which takes
+//      it at its next step boundary and spreads it with the boundary allreduce. Every rank then
+//      starts its part in K spawns (background_spawn.h: a helper thread, with
+//      MPI_THREAD_MULTIPLE) and goes on training on C; the leader confirms with K (kTagSpawns).
+//      If the job finishes at that boundary, the leader sends kTagDone instead and nothing is
+//      spawned.
+//   2. For each node: MPI_Comm_spawn on J, root = controller (that node's ranks only), merge (new
+//      ranks last), connect_all; the controller then sends the new ranks the number of spawns of
+//      this series still to come (kTagSpawns), which they take part in from Session::init. A
+//      start spawns its first node from the controller alone and goes on the same way.
+//   3. The ranks count, in the boundary allreduce, those whose part is over; when all are, they
+//      switch to the newest J and enter follow(), where the controller's kResume awaits them.
 // Every directive is an MPI_Iallreduce(SUM) over J in which only the controller contributes
 // non-zero ints, waited for with a deadline: it completes on the controller only once every rank
 // of J has entered it, so the blocking call that may follow (split, spawn) starts with everybody
@@ -64,11 +75,13 @@ inline constexpr int kTagDone = 0x4503;
 inline constexpr int kTagExit = 0x4504;     // 2 ints: exit code, J rank
 inline constexpr int kTagCompute = 0x4505;  // MPI_Comm_create_group of C (ranks only)
 inline constexpr int kTagConnect = 0x4506;  // connect_all()
+inline constexpr int kTagSpawns = 0x4507;   // one int: spawns of a grow (see "Grow" above)
+inline constexpr int kMaxSpawns = 1024;     // nodes one grow may add
 
 // Orders the controller sends to the leader (one int).
 inline constexpr int kOrderFollow = 1;
 
-enum class Directive : int { kSpawn = 1, kLeave = 2, kResume = 3, kStop = 4 };
+enum class Directive : int { kLeave = 2, kResume = 3, kStop = 4 };
 
 // Sent to all of J by the controller as kHeaderInts ints: {kMagic, directive, count, generation,
 // reason, list_sum, checksum}, every value >= 0 (the SUM exchange adds the ranks' zeros).

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "absl/status/statusor.h"
+#include "elastic/background_spawn.h"
 #include "elastic/comm.h"
 #include "elastic/repair.h"
 
@@ -40,7 +41,8 @@ struct SessionOptions {
 
 class Session {
  public:
-  // Initialises MPI (MPI_Init_thread, FUNNELED) unless already done, and joins the job.
+  // Initialises MPI unless already done (MPI_Init_thread: MULTIPLE under the runtime, so that a
+  // grow's spawns run beside training; FUNNELED standalone), and joins the job.
   // Errors: Aborted (a peer died while joining), DeadlineExceeded, Internal (MPI error text).
   static absl::StatusOr<std::unique_ptr<Session>> init(int* argc, char*** argv,
                                                        SessionOptions options = {});
@@ -63,6 +65,9 @@ class Session {
   void report(std::int64_t samples) { pending_samples_ += samples; }
   // Samples of all ranks summed, as of the last step boundary.
   std::int64_t samples_total() const { return samples_total_; }
+  // Steps this rank took while the last grow's new processes were starting (their spawns run
+  // beside the training: protocol.h, "Grow"); 0 when MPI lacks MPI_THREAD_MULTIPLE.
+  std::int64_t grow_overlap_steps() const { return grow_overlap_steps_; }
 
   // COLLECTIVE over comm(), blocking. Combines progress, learns orders from the runtime and
   // carries them out. `done`: this rank wants to stop (the job stops when any rank says so).
@@ -79,16 +84,29 @@ class Session {
   explicit Session(SessionOptions options) : options_(options) {}
   absl::StatusOr<Event> follow();
   absl::Status send_progress(bool force);
+  // New ranks (Session::init): the controller's count of further spawns of this node's series
+  // (protocol.h, "Grow"), taken part in at once; then follow().
+  absl::StatusOr<Event> join_spawns();
+  // Waits for the background spawn (if any) and keeps the J it built in next_job_. Errors that
+  // broke a communicator are returned (the caller revokes and repairs); a refused spawn is not.
+  absl::Status settle_spawn();
+  // settle_spawn(), then the newest J becomes job_.
+  absl::Status adopt_spawn();
+  // Revokes C and every J this rank holds or is spawning on, so that nobody waits for it.
+  void revoke_all();
 
   SessionOptions options_;
   Comm job_;      // J: controller + ranks (null when standalone)
+  Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
+  BackgroundSpawn spawn_;
+  bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;
   Comm compute_;  // C
   int generation_ = 0;
-  bool leader_order_ = false;
   std::int64_t pending_samples_ = 0;
   std::int64_t samples_total_ = 0;
   std::int64_t steps_ = 0;
+  std::int64_t grow_overlap_steps_ = 0;
   MPI_Request progress_req_ = MPI_REQUEST_NULL;
   double progress_buf_[4] = {0, 0, 0, 0};
   std::chrono::steady_clock::time_point last_progress_{};

@@ -108,14 +108,27 @@ class JobGroup {
   double progress_steps() const { return progress_steps_; }
 
  private:
-  absl::Status spawn_node(const std::string& node, bool first);
+  // Spawns one node's ranks: LOCAL for the job's first node, else COLLECTIVE over J (the ranks
+  // take part from BackgroundSpawn or Session::init); then merge and connect_all, and tells the
+  // new ranks `more`, the spawns of this series still to come (protocol.h, "Grow").
+  absl::Status spawn_node(const std::string& node, int more);
+  // spawn_node for each node (the first without J when there is none yet), then kResume with
+  // `reason`. A refused spawn ends the series: the nodes spawned before it still join.
+  absl::Status add_nodes(const std::vector<std::string>& nodes, int reason);
+  // Waits (bounded) until the leader confirms a grow's spawn count, reading other messages into
+  // stashed_ meanwhile. Cancelled when the job finished instead (stashed_.done).
+  absl::Status await_spawn_confirmation();
+  // Reads J's messages into `out` (poll() without handing over lost nodes).
+  void poll_into(PollResult& out);
   // Bounded exchange of the controller's ints with all of J (protocol.h); revokes J on failure.
   absl::Status exchange(std::span<int> data, const char* what);
   absl::Status header(int directive, int count, int reason, int list_sum = 0);
   // poll()'s checked receive of a probed message; false (and `out.error` or a repair) on failure.
   bool receive(void* buf, int count, MPI_Datatype type, const MPI_Status& probed, PollResult& out);
   absl::Status resume(int reason);
-  absl::Status send_order();
+  // One int to J rank `dest` (point to point, bounded); revokes J on failure.
+  absl::Status send_int(int dest, int tag, int value);
+  absl::Status send_order() { return send_int(1, proto::kTagOrder, proto::kOrderFollow); }
   // After an MPI error during a verb: repair if it was a process failure, else give up on J.
   absl::Status handle_error(const absl::Status& error);
   absl::Status repair();
@@ -136,6 +149,8 @@ class JobGroup {
   std::vector<int> rank_pids_;           // ... and is process rank_pids_[i] there
   std::vector<Departed> departed_;
   std::vector<std::string> lost_;        // reported by the next poll()
+  PollResult stashed_;                   // read while waiting in a verb, reported by poll()
+  bool spawns_confirmed_ = false;
   int generation_ = 0;
   double samples_total_ = 0;
   double samples_per_s_ = 0;

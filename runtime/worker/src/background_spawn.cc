@@ -1,0 +1,95 @@
+#include "elastic/background_spawn.h"
+
+#include <mpi-ext.h>
+
+#include <utility>
+
+#include "elastic/collectives/mpi_check.h"
+#include "elastic/protocol.h"
+
+namespace elastic::rt {
+
+namespace {
+
+absl::Status failure(int rc, const char* what) {
+  absl::Status st = coll::mpi_status(rc, what, __FILE__, __LINE__);
+  // A refused spawn leaves J intact (Internal); anything that broke a communicator is Aborted.
+  return coll::is_process_failure(rc) ? absl::AbortedError(st.message()) : st;
+}
+
+}  // namespace
+
+SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
+                                 std::chrono::steady_clock::time_point deadline, MPI_Comm* current,
+                                 std::mutex* mu) {
+  SpawnOutcome out;
+  MPI_Comm on = job;
+  for (int i = 0; i < count; ++i) {
+    if (current != nullptr) {
+      std::lock_guard<std::mutex> lock(*mu);
+      *current = on;
+    }
+    // Arguments other than root and comm are ignored on non-root ranks.
+    char empty[] = "";
+    Comm inter;
+    if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, on, inter.out(),
+                                      MPI_ERRCODES_IGNORE);
+        rc != MPI_SUCCESS) {
+      out.error = failure(rc, "MPI_Comm_spawn");
+      break;
+    }
+    Comm merged;
+    if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
+      out.error = failure(rc, "MPI_Intercomm_merge");
+      if (absl::IsInternal(out.error)) out.error = absl::AbortedError(out.error.message());
+      break;
+    }
+    MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
+    if (absl::Status st = proto::connect_all(merged.get(), deadline).status(); !st.ok()) {
+      merged.revoke();
+      out.error = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+      out.job = std::move(merged);  // the survivors repair this one, as the controller does
+      break;
+    }
+    out.job = std::move(merged);
+    on = out.job.get();
+  }
+  if (current != nullptr) {
+    std::lock_guard<std::mutex> lock(*mu);
+    *current = MPI_COMM_NULL;
+  }
+  return out;
+}
+
+BackgroundSpawn::~BackgroundSpawn() {
+  if (active()) {
+    revoke();
+    result_.wait();
+  }
+}
+
+void BackgroundSpawn::start(MPI_Comm job, int count, bool threaded,
+                            std::chrono::steady_clock::time_point deadline) {
+  if (threaded) {
+    result_ = std::async(std::launch::async, [this, job, count, deadline] {
+      return take_part_in_spawns(job, count, deadline, &current_, &mu_);
+    });
+    return;
+  }
+  std::promise<SpawnOutcome> done;
+  done.set_value(take_part_in_spawns(job, count, deadline));
+  result_ = done.get_future();
+}
+
+bool BackgroundSpawn::finished() const {
+  return active() && result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+SpawnOutcome BackgroundSpawn::take() { return result_.get(); }
+
+void BackgroundSpawn::revoke() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (current_ != MPI_COMM_NULL) MPIX_Comm_revoke(current_);
+}
+
+}  // namespace elastic::rt
