@@ -81,7 +81,9 @@ class JobGroup {
   // Spawns the ranks of each node (one spawn call per node) and lets them start.
   // Errors: the job could not start (spawn failed: e.g. the command is not executable).
   absl::Status start(const std::vector<std::string>& nodes);
-  // Adds nodes / releases nodes at the ranks' next step boundary. A process failure in the middle
+  // Adds nodes / releases nodes at the ranks' next step boundary. A grow's spawns run while the
+  // ranks keep training (protocol.h, "Grow"); it returns Cancelled, adding nothing, when the job
+  // said it is finished instead (the next poll() reports done). A process failure in the middle
   // is repaired (lost nodes are reported by the next poll()); other errors are returned.
   absl::Status grow(const std::vector<std::string>& nodes);
   absl::Status shrink(const std::vector<std::string>& nodes);
