@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<coll::Communicator> nccl;  // one per membership, built at its first step
   std::array<float, 2> stats{};
-  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0, final_acc = -1;
+  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0;
   std::int64_t samples = 0;
   const auto t0 = std::chrono::steady_clock::now();
 
@@ -227,7 +227,6 @@ int main(int argc, char** argv) {
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) -> absl::Status {
     absl::StatusOr<double> acc = test_accuracy(comm);
     if (!acc.ok()) return acc.status();
-    final_acc = *acc;
     if (comm.rank() == 0) {
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -250,11 +249,12 @@ int main(int argc, char** argv) {
   absl::StatusOr<rt::RunResult> result = rt::run(session, state, sampler, step, opts, cb);
   if (!result.ok()) fail(4, result.status().ToString());
   if (result->outcome == rt::Outcome::kLeft) session.exit(0);
-  if (final_acc < 0) {
-    absl::StatusOr<double> acc = test_accuracy(*result->comm);
-    if (!acc.ok()) fail(4, acc.status().ToString());
-    final_acc = *acc;
-  }
+  // Every rank of the last membership measures, whatever it saw: a rank that joined after the last
+  // epoch end has no accuracy of its own, and when only such ranks measured, the others never
+  // entered the collective and they waited forever (the same fix as in 02_fashion_mnist).
+  absl::StatusOr<double> acc = test_accuracy(*result->comm);
+  if (!acc.ok()) fail(4, acc.status().ToString());
+  const double final_acc = *acc;
   if (result->comm->rank() == 0) {
     std::printf(
         "final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n",
