@@ -135,7 +135,10 @@ absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, int reas
       return st;
     }
     if (!absl::IsInternal(st)) return handle_error(st);
-    // Refused (the spawn itself, e.g. an unknown host): J is intact; go on with what we have.
+    // Refused (the spawn itself, e.g. an unknown host): J is intact. With no node added, the
+    // ranks' parts failed alike and they train on (no switch, so no kResume to take); else they
+    // switch to the J of the nodes added before.
+    if (i == 0) return st;
     refused = st;
     break;
   }
