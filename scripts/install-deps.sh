@@ -3,14 +3,18 @@
 #   * Debian packages (compilers, lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
 #     gnuplot, the Fashion-MNIST dataset);
 #   * Open MPI 5.0.7 with ULFM, built from Debian trixie's *source* package into a cache prefix
-#     (never trixie binaries: they would replace libc). An MPI given by MPI_HOME is used instead
-#     when it has ULFM.
+#     (never trixie binaries: they would replace libc), with the patches and MCA parameter files in
+#     scripts/openmpi/ (README.md there: which bug each fixes). The prefix name carries a hash of
+#     that folder, so a changed patch rebuilds. An MPI given by MPI_HOME is used instead when it
+#     has ULFM (it then lacks our fixes for spawning across hosts unless it was built here).
 # Prints the MPI prefix as its last line ("MPI_HOME=<prefix>"). Safe to re-run; skips what is there.
 set -euo pipefail
 
 OMPI_VERSION=5.0.7
 CACHE=${ELASTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libelastic}
-PREFIX=${ELASTIC_MPI_PREFIX:-$CACHE/openmpi-$OMPI_VERSION-ulfm}
+PATCHES=$(cd "$(dirname "$0")/openmpi" && pwd)
+PATCH_KEY=$(cat "$PATCHES"/*.patch "$PATCHES"/*.conf | sha256sum | cut -c1-10)
+PREFIX=${ELASTIC_MPI_PREFIX:-$CACHE/openmpi-$OMPI_VERSION-ulfm-$PATCH_KEY}
 JOBS=${JOBS:-$(nproc)}
 
 say() { printf '[install-deps] %s\n' "$*" >&2; }
@@ -21,7 +25,7 @@ PACKAGES=(
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
-  gnuplot-nox dataset-fashion-mnist procps python3
+  gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux
 )
 
 install_packages() {
@@ -36,6 +40,15 @@ install_packages() {
 }
 
 has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -rqs MPIX_Comm_revoke "$1/include"; }
+
+# MCA defaults the patched build needs, in the prefix's own parameter files, so that any mpirun of
+# this install (a user's too) gets them.
+install_params() {
+  local f
+  for f in pmix-mca-params.conf prte-mca-params.conf; do
+    grep -qs '^# libelastic' "$1/etc/$f" || cat "$PATCHES/$f" >> "$1/etc/$f"
+  done
+}
 
 build_openmpi() {
   if [ -n "${MPI_HOME:-}" ] && has_ulfm "$MPI_HOME"; then
@@ -56,6 +69,12 @@ build_openmpi() {
   fi
   rm -rf "$work/openmpi-$OMPI_VERSION"
   tar -C "$work" -xf "$work/openmpi_$OMPI_VERSION.orig.tar.xz"
+  local p
+  for p in "$PATCHES"/*.patch; do
+    say "Open MPI: applying $(basename "$p")"
+    patch -d "$work/openmpi-$OMPI_VERSION" -p1 --forward --quiet < "$p" >&2 ||
+      { say "Open MPI: $(basename "$p") does not apply to $OMPI_VERSION"; exit 1; }
+  done
   say "Open MPI: configuring (--with-ft=ulfm, internal PMIx/PRRTE) into $PREFIX"
   cd "$work/openmpi-$OMPI_VERSION"
   ./configure --prefix="$PREFIX" --with-ft=ulfm --with-pmix=internal --with-prrte=internal \
@@ -65,6 +84,7 @@ build_openmpi() {
   say "Open MPI: building with $JOBS jobs (about 7 minutes on 2 cores; log: $CACHE/openmpi-build.log)"
   make -j"$JOBS" > "$CACHE/openmpi-build.log" 2>&1 || { tail -40 "$CACHE/openmpi-build.log" >&2; exit 1; }
   make install >> "$CACHE/openmpi-build.log" 2>&1 || { tail -40 "$CACHE/openmpi-build.log" >&2; exit 1; }
+  install_params "$PREFIX"
   cd - >/dev/null
   rm -rf "$work/openmpi-$OMPI_VERSION"
   has_ulfm "$PREFIX" || { say "Open MPI: build finished but ULFM headers are missing in $PREFIX"; exit 1; }

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# A cluster in a box: N distinct hosts on this machine, for the tests, the demo and the benchmarks.
+#
+#   box.sh up N          hosts h0 (head) .. hN, idempotent (an existing box of another size is
+#                        torn down first)
+#   box.sh down          kill every process on every host, remove the namespaces (idempotent)
+#   box.sh exec HOST CMD run CMD on HOST (its hostname, network, /etc/hosts, /tmp, /dev/shm)
+#   box.sh kill HOST     SIGKILL every process on HOST (its PRRTE daemon included): a node loss
+#   box.sh pids HOST     the pids of the processes on HOST
+#   box.sh agent HOST CMD...   PRRTE's launch agent (plm_ssh_agent): runs CMD on HOST as ssh would
+#   box.sh mpirun-args   the mpirun options that make PRRTE use the box (one per line)
+#   box.sh hosts         the hosts of the box, one per line (h0 first)
+#   box.sh check         exit 0 if this machine can build a box, else print why and exit 77
+#
+# Each host is a network namespace (ELASTIC_BOX_PREFIX-hK, default elbox-hK) with a veth into a
+# bridge that lives in a namespace of its own, so nothing is added to the machine's own network:
+# traffic flows only between the box's hosts, on ELASTIC_BOX_NET (default 10.213.47, a private /24;
+# hK has .(10+K)). Processes run under `unshare --uts --mount` with the host's own hostname, the
+# box's /etc/hosts, a private tmpfs on /dev/shm and on /tmp. What hosts share, as a cluster shares
+# its parallel file system: everything outside /tmp, and the paths under /tmp listed in
+# ELASTIC_BOX_SHARE (colon-separated; the repository is added when it lives under /tmp).
+# PIDs are not isolated: `kill HOST` finds a host's processes by their network namespace.
+set -euo pipefail
+
+PREFIX=${ELASTIC_BOX_PREFIX:-elbox}
+NET=${ELASTIC_BOX_NET:-10.213.47}
+RUN=/run/$PREFIX
+SELF=$(readlink -f "$0")
+REPO=$(cd "$(dirname "$SELF")/.." && pwd)
+
+die() { printf 'box: %s\n' "$*" >&2; exit "${2:-1}"; }
+ns() { printf '%s-%s' "$PREFIX" "$1"; }
+bridge_ns() { printf '%s-net' "$PREFIX"; }
+host_index() {  # hK or the address of hK -> K
+  case $1 in
+    h[0-9]*) echo "${1#h}" ;;
+    "$NET".*) echo $((${1##*.} - 10)) ;;
+    *) return 1 ;;
+  esac
+}
+size() { [ -f "$RUN/size" ] && cat "$RUN/size" || echo -1; }
+
+check() {
+  [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, mounts); run the box tests as root" 77
+  for t in ip unshare mount; do command -v $t >/dev/null || die "'$t' not found (apt-get install iproute2 util-linux)" 77; done
+  local probe
+  probe=$(ns probe$$)
+  ip netns add "$probe" 2>/dev/null || die "cannot create a network namespace here (ip netns add failed)" 77
+  ip netns del "$probe"
+  unshare --uts --mount true 2>/dev/null || die "cannot create UTS/mount namespaces here (unshare failed)" 77
+}
+
+# Runs inside a host's namespaces (see agent/exec): private hostname, /etc/hosts, /dev/shm, /tmp.
+init_host() {
+  local host=$1
+  shift
+  hostname "$host"
+  mount --make-rprivate /
+  mount --bind "$RUN/hosts" /etc/hosts
+  mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+  # The machine's /tmp stays reachable under $RUN/$host/oldtmp (rbind: a plain bind lost the
+  # launch agent's view of paths under it), then /tmp becomes private and the shared paths come back.
+  mount --rbind /tmp "$RUN/$host/oldtmp"
+  mount -t tmpfs -o mode=1777 tmpfs /tmp
+  local p
+  IFS=: read -r -a shared < "$RUN/share"
+  for p in "${shared[@]}"; do
+    [ -n "$p" ] && [ -e "$RUN/$host/oldtmp/${p#/tmp/}" ] || continue
+    mkdir -p "$p"
+    mount --rbind "$RUN/$host/oldtmp/${p#/tmp/}" "$p"
+  done
+  exec "$@"
+}
+
+in_host() {  # in_host HOST CMD... (no environment cleaning)
+  local host=$1 k
+  shift
+  k=$(host_index "$host") || die "unknown host '$host' (hosts are h0..h$(size))"
+  [ "$k" -ge 0 ] && [ "$k" -le "$(size)" ] || die "unknown host '$host' (box has h0..h$(size))"
+  exec ip netns exec "$(ns "h$k")" unshare --uts --mount "$SELF" __init "h$k" "$@"
+}
+
+up() {
+  local n=$1 k
+  [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "up N: N must be 1..200, got '$n'" 2
+  check
+  if [ "$(size)" = "$n" ] && ip netns list | grep -qw "$(ns "h$n")"; then return 0; fi
+  down
+  mkdir -p "$RUN"
+  ip netns add "$(bridge_ns)"
+  ip -n "$(bridge_ns)" link add br0 type bridge
+  ip -n "$(bridge_ns)" link set br0 up
+  {
+    echo "127.0.0.1 localhost"
+    for ((k = 0; k <= n; k++)); do echo "$NET.$((10 + k)) h$k"; done
+  } > "$RUN/hosts"
+  local share=${ELASTIC_BOX_SHARE:-}
+  case $REPO in /tmp/*) share="$share:$REPO:$(dirname "$REPO")/shared" ;; esac
+  echo "$share" > "$RUN/share"
+  for ((k = 0; k <= n; k++)); do
+    ip netns add "$(ns "h$k")"
+    ip -n "$(bridge_ns)" link add "v$k" type veth peer name eth0 netns "$(ns "h$k")"
+    ip -n "$(bridge_ns)" link set "v$k" master br0 up
+    ip -n "$(ns "h$k")" addr add "$NET.$((10 + k))/24" dev eth0
+    ip -n "$(ns "h$k")" link set eth0 up
+    ip -n "$(ns "h$k")" link set lo up
+    mkdir -p "$RUN/h$k/oldtmp"
+  done
+  echo "$n" > "$RUN/size"
+  echo "box: up with hosts h0..h$n on $NET.0/24" >&2
+}
+
+kill_host() {
+  local k pids
+  k=$(host_index "$1") || die "unknown host '$1'"
+  ip netns list | grep -qw "$(ns "h$k")" || return 0
+  # Repeat: a dying process may still fork (prted reaping, an agent starting a daemon).
+  for _ in 1 2 3 4 5; do
+    pids=$(ip netns pids "$(ns "h$k")" 2>/dev/null || true)
+    [ -z "$pids" ] && return 0
+    kill -KILL $pids 2>/dev/null || true
+    sleep 0.1
+  done
+}
+
+down() {
+  local k n
+  n=$(size)
+  for k in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PREFIX-h[0-9]+$" | sed "s/^$PREFIX-//"); do
+    kill_host "$k"
+    ip netns del "$(ns "$k")" 2>/dev/null || true
+  done
+  ip netns del "$(bridge_ns)" 2>/dev/null || true
+  if [ -d "$RUN" ]; then
+    for k in "$RUN"/h*/oldtmp; do umount -l "$k" 2>/dev/null || true; done
+    rm -rf "$RUN"
+  fi
+  [ "$n" = -1 ] || echo "box: down" >&2
+}
+
+# PRRTE calls its ssh agent as `AGENT [ssh options] HOST COMMAND`; COMMAND is a shell command line.
+# Like ssh, the command gets a fresh environment (PATH and library path kept: one shared install).
+agent() {
+  while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
+  local host=$1
+  shift
+  in_host "$host" /usr/bin/env -i PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+    HOME="${HOME:-/root}" USER="${USER:-root}" LANG=C.UTF-8 \
+    ${OMPI_ALLOW_RUN_AS_ROOT:+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1} \
+    /bin/sh -c "$*"
+}
+
+mpirun_args() {
+  printf '%s\n' --prtemca plm_ssh_agent "$SELF agent" --prtemca oob_tcp_if_include "$NET.0/24" \
+    --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+  up) [ $# -eq 1 ] || die "usage: box.sh up N" 2; up "$1" ;;
+  down) down ;;
+  exec) [ $# -ge 2 ] || die "usage: box.sh exec HOST CMD..." 2; in_host "$@" ;;
+  kill) [ $# -eq 1 ] || die "usage: box.sh kill HOST" 2; kill_host "$1" ;;
+  pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
+        k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
+  agent) agent "$@" ;;
+  mpirun-args) mpirun_args ;;
+  hosts) for ((k = 0; k <= $(size); k++)); do echo "h$k"; done ;;
+  check) check ;;
+  __init) init_host "$@" ;;
+  -h|--help|help|'') sed -n '2,/^set -e/p' "$SELF" | sed '$d; s/^# \{0,1\}//' ;;
+  *) die "unknown command '$cmd' (box.sh --help)" 2 ;;
+esac
