@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The demo (README's main command): the elastic runtime on 8 fake nodes of this machine, granted
-# and reclaimed as a real supercomputer's idle nodes were (a time-compressed window of the shared
-# Summit node-state trace), running three Fashion-MNIST training jobs that grow and shrink with
-# the pool. Shows `elastic status` every few seconds and ends with a summary: samples, rescales,
-# samples/s, utilisation, efficiency and test accuracy per job. Exit status: 0 all jobs finished,
-# 1 a job failed (or the demo timed out, or a step failed), 2 only the announced fallback ran.
-# The state dir is kept for inspection (printed at the end).
+# The demo (README's main command): the elastic runtime on a cluster in a box (scripts/box.sh: 8
+# distinct hosts h1..h8 on this machine, each with its own hostname, network address, /tmp and
+# PRRTE daemon; elasticd on the head host h0), the hosts granted and reclaimed as a real
+# supercomputer's idle nodes were (a time-compressed window of the shared Summit node-state trace),
+# running three Fashion-MNIST training jobs that grow and shrink with the pool. Shows `elastic
+# status` every few seconds and ends with a summary: samples, rescales, samples/s, utilisation,
+# efficiency (against the throughput elasticd learned) and test accuracy per job, and the hosts
+# every job's ranks ran on. Exit status: 0 all jobs finished, 1 a job failed (or the demo timed
+# out, or a step failed), 2 only the announced fallback ran. The state dir is kept for inspection.
 #
-# Steps: scripts/install-deps.sh; configure + build the targets it runs; `elastic up --fake-nodes`
-# (elasticd under mpirun, fake nodes as labels); `elastic feed trace` into the daemon's hostfile;
-# `elastic submit` x3 (scripts/demo/*.toml); watch; summarise (scripts/demo/summary.py).
-# If elasticd cannot run, it says so and runs the allocator's trace replay instead (announced).
+# Steps: scripts/install-deps.sh; configure + build the targets it runs; `box.sh up 8`; `elastic up`
+# (elasticd under mpirun on h0, ranks spawned onto their hosts); `elastic feed trace --hosts` into
+# the daemon's hostfile; `elastic submit` x3 (scripts/demo/*.toml); watch; summarise
+# (scripts/demo/summary.py). Where no box can be built (not root, no namespaces) it says so loudly
+# and falls back to label mode (every rank on this host, node names as labels). If elasticd cannot
+# run at all, it says so and runs the allocator's trace replay instead (announced).
 #
 # Knobs (environment): ELASTIC_BUILD_DIR (default build/default, the "default" preset),
 # DEMO_STATE (state dir; default out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace
@@ -95,7 +99,18 @@ fallback() {
 }
 [ -n "$RUNTIME_WHY" ] && fallback "$RUNTIME_WHY"
 
-# ---- 2. the runtime on fake nodes ---------------------------------------------------------------
+# ---- 2. the runtime on the cluster in a box -----------------------------------------------------
+BOX=$ROOT/scripts/box.sh
+BOX_WHY=
+if BOX_WHY=$("$BOX" check 2>&1) && "$BOX" up "$NODES"; then
+  MODE=box
+else
+  MODE=labels
+  say "=================================================================================="
+  say "NO CLUSTER IN A BOX HERE: ${BOX_WHY:-box.sh up failed}"
+  say "Falling back to LABEL MODE: every rank runs on this host, node names are only labels."
+  say "=================================================================================="
+fi
 S=${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$(dirname "$S")"
 mkdir -m 700 "$S" || die "cannot create the state dir $S (it must not exist yet)"
@@ -132,6 +147,7 @@ stop_daemon() {
   for p in /proc/[0-9]*; do
     grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && { kill -KILL "${p#/proc/}" 2> /dev/null || true; }
   done
+  if [ "$MODE" = box ]; then for p in $("$BOX" hosts); do "$BOX" kill "$p"; done; fi
   return 0
 }
 UP_PID= FEED_PID=
@@ -142,15 +158,18 @@ cleanup() {
   [ -z "$FEED_PID" ] || kill "$FEED_PID" 2> /dev/null || true
   [ -n "$UP_PID" ] && say "stopping elasticd"
   stop_daemon
+  [ "$MODE" != box ] || "$BOX" down
   say "state dir kept for inspection: $S (events.jsonl, journal.jsonl, jobs/*/stdout, demo/)"
   exit $rc
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# elasticd in its one-machine mode (node names are labels, every rank runs here) through
-# `elastic up --fake-nodes`, which writes node01..nodeNN into the hostfile the feed drives (and
-# keeps that file as the feed left it when the daemon is restarted).
+# elasticd through `elastic up`. On the box: mpirun on h0 knows only h0, and elasticd spawns each
+# job's ranks onto the granted hosts (PRRTE starts its daemon on a host at its first spawn there,
+# through box.sh's launch agent); the feed below writes h1..hN into the hostfile. In label mode:
+# `elastic up --fake-nodes`, which writes node01..nodeNN (labels) into the hostfile. Either way the
+# hostfile is kept as the feed left it when the daemon is restarted.
 HOSTS=$S/hostfile
 ELASTICD_RUN=$ELASTICD
 if [ -n "${DEMO_DAEMON_WRAP:-}" ]; then  # e.g. "gdb -batch -ex run -ex bt --args": a debugger
@@ -158,10 +177,22 @@ if [ -n "${DEMO_DAEMON_WRAP:-}" ]; then  # e.g. "gdb -batch -ex run -ex bt --arg
   printf '#!/bin/sh\nexec %s %q "$@"\n' "$DEMO_DAEMON_WRAP" "$ELASTICD" > "$ELASTICD_RUN"
   chmod +x "$ELASTICD_RUN"
 fi
-UP_CMD=("$ELASTIC" --state-dir "$S" up --fake-nodes "$NODES" --slots 1 --hostfile "$HOSTS"
-        --elasticd "$ELASTICD_RUN" --daemon-arg=--ranks-per-node --daemon-arg 1
-        --daemon-arg=--grace-s --daemon-arg 10)
-say "starting elasticd on $NODES fake nodes (log: $S/demo/daemon.log):"
+DAEMON_ARGS=(--daemon-arg=--ranks-per-node --daemon-arg 1 --daemon-arg=--grace-s --daemon-arg 10)
+if [ "$MODE" = box ]; then
+  : > "$HOSTS"
+  mapfile -t box_args < <("$BOX" mpirun-args)
+  UP_CMD=("$BOX" exec h0 "$ELASTIC" --state-dir "$S" up --hostfile "$HOSTS" --elasticd "$ELASTICD_RUN")
+  for a in "${box_args[@]}"; do UP_CMD+=("--mpi-arg=$a"); done
+  UP_CMD+=("${DAEMON_ARGS[@]}")
+  FEED_NODES=(--hosts "$(seq -s, -f 'h%g' 1 "$NODES")")
+  WHERE="the box's hosts h1..h$NODES (elasticd on h0)"
+else
+  UP_CMD=("$ELASTIC" --state-dir "$S" up --fake-nodes "$NODES" --slots 1 --hostfile "$HOSTS"
+          --elasticd "$ELASTICD_RUN" "${DAEMON_ARGS[@]}")
+  FEED_NODES=(--nodes "$NODES")
+  WHERE="$NODES fake nodes (LABEL MODE)"
+fi
+say "starting elasticd on $WHERE (log: $S/demo/daemon.log):"
 say "  ${UP_CMD[*]}"
 if ! start_daemon; then
   tail -15 "$S/demo/daemon.log" >&2
@@ -172,7 +203,7 @@ say "elasticd is up (pid $(daemon_pid))"
 
 say "replaying the Summit trace: $TRACE_WINDOW trace s from +$TRACE_START s at ${SPEED}x" \
   "-> $(awk "BEGIN{print $TRACE_WINDOW/$SPEED}") wall s (log: $S/demo/feed.log)"
-"$ELASTIC" feed trace --trace "$TRACE" --nodes "$NODES" --start "$TRACE_START" \
+"$ELASTIC" feed trace --trace "$TRACE" "${FEED_NODES[@]}" --start "$TRACE_START" \
   --duration "$TRACE_WINDOW" --speed "$SPEED" --slots 1 --hostfile "$HOSTS" \
   > "$S/demo/feed.log" 2>&1 &
 FEED_PID=$!

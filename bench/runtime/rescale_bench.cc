@@ -1,19 +1,20 @@
-// Rescale latency of the elastic protocol, measured by a controller that drives real jobs with
-// elasticd's JobGroup verbs (run_bench.sh runs it as `mpirun --with-ft ulfm -n 1`; fake nodes as
-// labels on this host). For each size N (ranks after a grow) and repetition, a job of
-// rescale_trainer processes starts with N/2 ranks on node "a", then:
-//   grow      grow({"b"}) (N/2 ranks spawned as one node)  -> first progress report at N ranks
-//   shrink    shrink({"b"}) on notice                         -> first progress report at N/2 ranks
-//   recovery  grow({"c"}), SIGKILL node c's ranks; from the controller's detection (the poll that
-//             found the failure) -> first progress report at N/2 ranks; kill -> detection apart
+// Rescale latency of the elastic protocol on the cluster in a box (scripts/box.sh), measured by a
+// controller that drives real jobs with elasticd's JobGroup verbs (run_bench.sh runs it as
+// `mpirun --with-ft ulfm -n 1` on the head host h0). For each host count H and repetition, a job
+// of rescale_trainer processes (R ranks per host) starts on hosts A = h1..h(H/2), then:
+//   grow      grow(B = h(H/2+1)..hH)  -> first progress report at H*R ranks
+//   shrink    shrink(B) on notice      -> first progress report at H/2*R ranks
+//   recovery  grow(B) again, then every process of host hH is SIGKILLed, its PRRTE daemon
+//             included (a node vanishing); from the controller's detection (the poll that found
+//             the failure) -> first progress report at (H-1)*R ranks; kill -> detection apart
 // A progress report at size K is sent by the leader after a step boundary of the K-rank
 // membership, i.e. once every rank finished its first step there (state sync included).
 // A grow's spawns run while the job trains (protocol.h, "Grow"), so the time the job is held up
 // is shorter: grow_stall / shrink_stall are the leader's own measure of it (rescale_trainer's
 // "resize" line: end of its last step at the old size -> end of its first step at the new one).
-// Prints one JSON line per measurement: {"n":N,"what":"grow","s":seconds}.
-//   rescale_bench TRAINER [--sizes 2,4,8,16] [--reps 3] [--state-mb 4]
-#include <dirent.h>
+// Prints one JSON line per measurement: {"hosts":H,"rph":R,"what":"grow","s":seconds}.
+//   rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] [--ranks-per-host 1] [--reps 3]
+//                 [--state-mb 4]        (DIR: seen by every host, e.g. under /var/tmp)
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -23,7 +24,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -40,24 +40,20 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The pids of this host's processes whose environment has all of `needles` ("K=V" entries).
-std::vector<int> pids_with_env(const std::vector<std::string>& needles) {
+// The pids of every process on `host` (its PRRTE daemon included), from `box.sh pids HOST`.
+std::vector<int> host_pids(const std::string& box, const std::string& host) {
   std::vector<int> out;
-  DIR* d = opendir("/proc");
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    const int pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    bool all = !env.empty();
-    for (const std::string& n : needles) {
-      all = all && (env.find(std::string(1, '\0') + n + '\0') != std::string::npos ||
-                    env.rfind(n + '\0', 0) == 0);
-    }
-    if (all) out.push_back(pid);
-  }
-  closedir(d);
+  FILE* f = ::popen((box + " pids " + host).c_str(), "r");
+  if (f == nullptr) return out;
+  int pid = 0;
+  while (std::fscanf(f, "%d", &pid) == 1) out.push_back(pid);
+  ::pclose(f);
+  return out;
+}
+
+std::vector<std::string> host_range(int first, int last) {
+  std::vector<std::string> out;
+  for (int i = first; i <= last; ++i) out.push_back("h" + std::to_string(i));
   return out;
 }
 
@@ -97,62 +93,77 @@ double last_stall(const std::string& stdout_path, int size) {
   return stall;
 }
 
-void emit(int n, const char* what, double s) {
-  std::printf("{\"n\":%d,\"what\":\"%s\",\"s\":%.6f}\n", n, what, s);
+struct Round {
+  std::string trainer, box, out;
+  int hosts = 2, per_host = 1, rep = 0;
+  double state_mb = 4;
+};
+
+void emit(const Round& r, const char* what, double s) {
+  std::printf("{\"hosts\":%d,\"rph\":%d,\"what\":\"%s\",\"s\":%.6f}\n", r.hosts, r.per_host,
+              what, s);
   std::fflush(stdout);
 }
 
-bool one_round(const std::string& trainer, int n, int rep, double state_mb) {
-  const int half = std::max(1, n / 2);
+bool one_round(const Round& r) {
+  const int half = std::max(1, r.hosts / 2);
+  const std::vector<std::string> a = host_range(1, half);
+  const std::vector<std::string> b = host_range(half + 1, r.hosts);
+  const int at_a = half * r.per_host;
+  const int at_all = r.hosts * r.per_host;
   elastic::rt::LaunchSpec spec;
-  spec.job_id = "bench" + std::to_string(n) + "_" + std::to_string(rep);
-  spec.command = trainer;
-  spec.args = {"--state-mb", std::to_string(state_mb)};
-  spec.ranks_per_node = half;
-  spec.stdout_path = "/tmp/rescale_bench." + spec.job_id + ".stdout";
+  spec.job_id = "bench" + std::to_string(r.hosts) + "x" + std::to_string(r.per_host) + "_" +
+                std::to_string(r.rep);
+  spec.command = r.trainer;
+  spec.args = {"--state-mb", std::to_string(r.state_mb)};
+  spec.ranks_per_node = r.per_host;
+  spec.stdout_path = r.out + "/" + spec.job_id + ".stdout";
   std::filesystem::remove(spec.stdout_path);
-  spec.stderr_path = "/tmp/rescale_bench." + spec.job_id + ".stderr";
+  spec.stderr_path = r.out + "/" + spec.job_id + ".stderr";
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
   MPI_Get_processor_name(host, &len);
-  elastic::rt::Placement place{true, std::string(host, static_cast<std::size_t>(len))};
+  elastic::rt::Placement place{false, std::string(host, static_cast<std::size_t>(len))};
   JobGroup g(spec, place, std::chrono::seconds(60), std::chrono::seconds(60));
-  if (absl::Status st = g.start({"a"}); !st.ok()) {
+  if (absl::Status st = g.start(a); !st.ok()) {
     std::fprintf(stderr, "rescale_bench: start: %s\n", std::string(st.message()).c_str());
     return false;
   }
-  if (!wait_ranks(g, half, 120)) return false;
+  if (!wait_ranks(g, at_a, 120)) return false;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   auto t0 = Clock::now();
-  if (absl::Status st = g.grow({"b"}); !st.ok()) return false;
-  if (!wait_ranks(g, n, 120)) return false;
-  emit(n, "grow", since(t0));
-  emit(n, "grow_stall", last_stall(spec.stdout_path, n));
+  if (absl::Status st = g.grow(b); !st.ok()) return false;
+  if (!wait_ranks(g, at_all, 120)) return false;
+  emit(r, "grow", since(t0));
+  emit(r, "grow_stall", last_stall(spec.stdout_path, at_all));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   t0 = Clock::now();
-  if (absl::Status st = g.shrink({"b"}); !st.ok()) return false;
-  if (!wait_ranks(g, half, 120)) return false;
-  emit(n, "shrink", since(t0));
-  emit(n, "shrink_stall", last_stall(spec.stdout_path, half));
+  if (absl::Status st = g.shrink(b); !st.ok()) return false;
+  if (!wait_ranks(g, at_a, 120)) return false;
+  emit(r, "shrink", since(t0));
+  emit(r, "shrink_stall", last_stall(spec.stdout_path, at_a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
-  if (absl::Status st = g.grow({"c"}); !st.ok()) return false;
-  if (!wait_ranks(g, n, 120)) return false;
+  if (absl::Status st = g.grow(b); !st.ok()) return false;
+  if (!wait_ranks(g, at_all, 120)) return false;
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const std::vector<int> victims =
-      pids_with_env({"ELASTIC_FAKE_NODE=c", "ELASTIC_JOB_ID=" + spec.job_id});
-  if (static_cast<int>(victims.size()) != n - half) {
-    std::fprintf(stderr, "rescale_bench: found %zu ranks on node c, expected %d\n", victims.size(),
-                 n - half);
+  const std::string victim = b.back();
+  const std::vector<int> victims = host_pids(r.box, victim);
+  if (static_cast<int>(victims.size()) <= r.per_host) {  // the ranks and the host's prted
+    std::fprintf(stderr, "rescale_bench: %zu processes on %s, expected more than %d\n",
+                 victims.size(), victim.c_str(), r.per_host);
     return false;
   }
   const auto t_kill = Clock::now();
   for (int pid : victims) kill(pid, SIGKILL);
   Clock::time_point detected{};
-  if (!wait_ranks(g, half, 120, &detected) || detected == Clock::time_point{}) return false;
-  emit(n, "detect", std::chrono::duration<double>(detected - t_kill).count());
-  emit(n, "recovery", since(detected));
+  if (!wait_ranks(g, at_all - r.per_host, 120, &detected) || detected == Clock::time_point{}) {
+    return false;
+  }
+  emit(r, "detect", std::chrono::duration<double>(detected - t_kill).count());
+  emit(r, "recovery", since(detected));
   (void)g.stop(/*wait_boundary=*/true);
   std::filesystem::remove(spec.stdout_path);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // leavers finalize
@@ -167,34 +178,42 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   signal(SIGPIPE, SIG_IGN);  // as elasticd: a dead rank's socket must not kill the controller
-  if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: rescale_bench TRAINER [--sizes 2,4,8,16] [--reps 3] [--state-mb 4]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  const std::string trainer = argv[1];
-  std::vector<int> sizes = {2, 4, 8, 16};
+  Round base;
+  std::vector<int> host_counts = {2, 4, 8};
   int reps = 3;
-  double state_mb = 4;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    if (k == "--reps") reps = std::atoi(argv[i + 1]);
-    if (k == "--state-mb") state_mb = std::strtod(argv[i + 1], nullptr);
-    if (k == "--sizes") {
-      sizes.clear();
-      for (const char* p = argv[i + 1]; *p != '\0';) {
+    const char* v = argv[i + 1];
+    if (k == "--reps") reps = std::atoi(v);
+    if (k == "--state-mb") base.state_mb = std::strtod(v, nullptr);
+    if (k == "--ranks-per-host") base.per_host = std::atoi(v);
+    if (k == "--box") base.box = v;
+    if (k == "--out") base.out = v;
+    if (k == "--hosts") {
+      host_counts.clear();
+      for (const char* p = v; *p != '\0';) {
         char* end = nullptr;
-        sizes.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+        host_counts.push_back(static_cast<int>(std::strtol(p, &end, 10)));
         p = *end == ',' ? end + 1 : end;
       }
     }
   }
+  if (argc < 2 || base.box.empty() || base.out.empty() || base.per_host < 1 || reps < 1) {
+    std::fprintf(stderr,
+                 "usage: rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] "
+                 "[--ranks-per-host 1] [--reps 3] [--state-mb 4]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  base.trainer = argv[1];
   int failures = 0;
-  for (int n : sizes) {
+  for (int h : host_counts) {
     for (int rep = 0; rep < reps; ++rep) {
-      if (!one_round(trainer, n, rep, state_mb)) {
-        std::fprintf(stderr, "rescale_bench: round n=%d rep=%d failed\n", n, rep);
+      Round r = base;
+      r.hosts = h;
+      r.rep = rep;
+      if (!one_round(r)) {
+        std::fprintf(stderr, "rescale_bench: round hosts=%d rep=%d failed\n", h, rep);
         ++failures;
       }
     }

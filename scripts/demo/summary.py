@@ -4,9 +4,11 @@
 Reads what the runtime left in the state dir: events.jsonl (when each job started, grew, shrank,
 was repaired, requeued, ended, on which nodes; the granted pool), journal.jsonl (the submitted
 specs, for their scaling tables) and jobs/<id>/stdout (epochs completed, final test accuracy).
-Prints per job: samples, rescales, samples/s, node-seconds, accuracy; overall: granted vs used
-node-seconds (utilisation) and an efficiency estimate (DESIGN.md "Metrics"): samples trained /
-what the same node counts would give at the jobs' declared scaling tables with no stalls.
+Prints per job: samples, rescales, samples/s, node-seconds, accuracy, and the host each rank ran on
+(as the ranks reported it to elasticd); overall: granted vs used node-seconds (utilisation) and an
+efficiency estimate (DESIGN.md "Metrics"): samples trained / what the same node counts would give
+with no stalls, at the throughput curve elasticd learned for the job (its last `throughput_learned`
+event: r(n) = r1 n / (1 + s (n - 1))), or at the job's declared [scaling] table when it has one.
 Exit status 1 when a job did not finish.
 
 Usage: summary.py STATE_DIR INITIAL_POOL JOB_ID...
@@ -63,6 +65,11 @@ def table_rate(scaling, n):
     return ys[-1]
 
 
+def amdahl_rate(r1, s, n):
+    """The learned curve elasticd plans with (allocator/include/elastic/allocator/scaling_model.h)."""
+    return 0.0 if n <= 0 else r1 * n / (1.0 + s * (n - 1))
+
+
 def main():
     state, initial_pool = sys.argv[1], int(sys.argv[2])
     ids = sys.argv[3:]
@@ -76,7 +83,8 @@ def main():
         return 1
     jobs = {i: {"starts": 0, "grown": 0, "shrunk": 0, "recovered": 0, "end": None,
                 "state": "unknown", "samples": 0, "reason": "", "first_start": None,
-                "nodes": [(t_begin, 0)]} for i in ids}
+                "nodes": [(t_begin, 0)], "learned": None, "hosts": {}, "misplaced": 0}
+            for i in ids}
     pool = [(0.0, initial_pool)]
     last_t = t_begin
     for e in events:
@@ -89,6 +97,13 @@ def main():
             continue
         if ev in ("job_started", "job_grown", "job_shrunk", "job_recovered"):
             j["nodes"].append((t, len(e.get("nodes", []))))
+        if ev in ("job_started", "job_grown"):
+            for h in e.get("hosts", []):
+                j["hosts"][h] = j["hosts"].get(h, 0) + 1
+        if ev == "throughput_learned":
+            j["learned"] = (e["r1"], e["serial_fraction"])
+        if ev == "rank_misplaced":
+            j["misplaced"] += 1
         if ev == "job_started":
             j["starts"] += 1
             j["first_start"] = j["first_start"] or t
@@ -119,6 +134,7 @@ def main():
                  "run s", "smp/s", "node-s", "eff", "test acc"))
     used = trained_all = ideal_all = 0.0
     bad = 0
+    bases = set()
     for i in ids:
         j = jobs[i]
         end = j["end"] or t_end
@@ -127,7 +143,14 @@ def main():
         node_s = sum(dt * n for dt, n in pieces)
         used += node_s
         scaling = specs.get(i, {}).get("scaling")
-        ideal = sum(dt * table_rate(scaling, n) for dt, n in pieces) if scaling else 0.0
+        if scaling:
+            ideal = sum(dt * table_rate(scaling, n) for dt, n in pieces)
+            bases.add("declared [scaling] tables")
+        elif j["learned"]:
+            ideal = sum(dt * amdahl_rate(*j["learned"], n) for dt, n in pieces)
+            bases.add("the throughput curves elasticd learned (r1, serial fraction)")
+        else:
+            ideal = 0.0
         acc, epochs = "-", 0
         out = os.path.join(state, "jobs", i, "stdout")
         if os.path.exists(out):
@@ -144,6 +167,12 @@ def main():
                      j["recovered"], max(0, j["starts"] - 1), "%.1f" % run_s,
                      "%.0f" % (trained / run_s) if run_s > 0 else "-", "%.0f" % node_s,
                      "%.0f%%" % (100 * trained / ideal) if ideal > 0 else "-", acc))
+        if j["learned"]:
+            print("    learned: r1 %.0f samples/s, serial fraction %.3f" % j["learned"])
+        if j["hosts"]:
+            print("    ranks started on: %s%s" % (
+                " ".join("%s(%d)" % (h, c) for h, c in sorted(j["hosts"].items())),
+                "" if not j["misplaced"] else "  (%d NOT on their node)" % j["misplaced"]))
         if j["state"] != "finished":
             bad += 1
             print("    %s: %s" % (i, j["reason"] or "did not finish"))
@@ -155,9 +184,9 @@ def main():
     print("used by the jobs:     %6.0f node-s -> utilisation %.0f%%" %
           (used, 100 * used / granted if granted > 0 else 0))
     if ideal_all > 0:
-        print("efficiency estimate:  %.0f%% = samples trained / samples the same node counts give at "
-              "the jobs' [scaling]\n                      tables with no stalls (what rescales, "
-              "restarts and redone steps cost)" % (100 * trained_all / ideal_all))
+        print("efficiency estimate:  %.0f%% = samples trained / samples the same node counts give "
+              "with no stalls at\n                      %s (what rescales, restarts and redone "
+              "steps cost)" % (100 * trained_all / ideal_all, " and ".join(sorted(bases))))
     print("rescales: %d grows, %d shrinks, %d failure repairs, %d restarts (stopped, later resumed "
           "from a checkpoint)" % (
               sum(j["grown"] for j in jobs.values()), sum(j["shrunk"] for j in jobs.values()),

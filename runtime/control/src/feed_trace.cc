@@ -7,6 +7,7 @@
 #include <numeric>
 #include <thread>
 
+#include "elastic/control/hostfile.h"
 #include "elastic/control/up_command.h"
 #include "fmt/format.h"
 
@@ -22,17 +23,22 @@ struct Change {
 
 absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
                                               const TraceFeedOptions& options) {
-  if (options.nodes < 1) {
-    return absl::InvalidArgumentError(
-        fmt::format("--nodes: must be at least 1, not {}", options.nodes));
+  const int nodes = options.hosts.empty() ? options.nodes : static_cast<int>(options.hosts.size());
+  if (nodes < 1) {
+    return absl::InvalidArgumentError(fmt::format("--nodes: must be at least 1, not {}", nodes));
+  }
+  if (!options.hosts.empty()) {  // names as a hostfile takes them (one per line, no duplicates)
+    std::string lines;
+    for (const std::string& h : options.hosts) lines += h + "\n";
+    if (absl::Status st = parse_hostfile(lines, "--hosts").status(); !st.ok()) return st;
   }
   if (options.slots < 1) {
     return absl::InvalidArgumentError(
         fmt::format("--slots: must be at least 1, not {}", options.slots));
   }
-  if (static_cast<std::size_t>(options.nodes) > trace.node_names.size()) {
+  if (static_cast<std::size_t>(nodes) > trace.node_names.size()) {
     return absl::InvalidArgumentError(fmt::format("--nodes: the trace has only {} node(s), not {}",
-                                                  trace.node_names.size(), options.nodes));
+                                                  trace.node_names.size(), nodes));
   }
   double lo = trace.start;
   if (options.start) {
@@ -79,12 +85,16 @@ absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
     if (idle_s[a] != idle_s[b]) return idle_s[a] > idle_s[b];
     return trace.node_names[a] < trace.node_names[b];
   });
-  const auto k = static_cast<std::size_t>(options.nodes);
+  const auto k = static_cast<std::size_t>(nodes);
   std::vector<int> rank_of(n, -1);
   TraceFeedPlan plan;
   plan.window_start = lo;
   plan.window_end = hi;
-  for (const HostEntry& h : fake_nodes(options.nodes, options.slots)) plan.names.push_back(h.name);
+  if (options.hosts.empty()) {
+    for (const HostEntry& h : fake_nodes(nodes, options.slots)) plan.names.push_back(h.name);
+  } else {
+    plan.names = options.hosts;
+  }
   for (std::size_t r = 0; r < k; ++r) {
     rank_of[order[r]] = static_cast<int>(r);
     plan.trace_names.push_back(trace.node_names[order[r]]);

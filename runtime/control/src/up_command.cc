@@ -7,11 +7,8 @@ namespace elastic::rt {
 std::vector<std::string> compose_up_command(const UpOptions& o) {
   std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1",
                                    "--bind-to",       "none"};
-  if (!o.fake_nodes) {
-    if (!o.launch_agent.empty()) {
-      argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
-    }
-    argv.insert(argv.end(), {"--hostfile", o.hostfile.string()});
+  if (!o.fake_nodes && !o.launch_agent.empty()) {
+    argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
   }
   argv.insert(argv.end(), o.mpirun_args.begin(), o.mpirun_args.end());
   argv.insert(argv.end(), {o.elasticd.string(), "--hostfile", o.hostfile.string(), "--state-dir",

@@ -236,6 +236,7 @@ int cmd_feed(const std::string& kind, const std::string& input, const fs::path& 
 struct TraceArgs {
   std::string trace;
   int nodes = 8;
+  std::vector<std::string> hosts;
   std::optional<double> start, duration;
   double speed = 600;
 };
@@ -249,6 +250,7 @@ int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   if (!trace.ok()) return fail(trace.status());
   TraceFeedOptions o;
   o.nodes = a.nodes;
+  o.hosts = a.hosts;
   o.start = a.start;
   o.duration = a.duration;
   o.slots = slots > 0 ? slots : 1;
@@ -435,6 +437,11 @@ int main(int argc, char** argv) {
   feed->add_option("--nodes", trace_args.nodes,
                    "trace: replay the K nodes that change most often in the window (node01..)")
       ->check(CLI::Range(1, 999));
+  feed->add_option("--hosts", trace_args.hosts,
+                   "trace: replay onto these hosts instead of node01..nodeK (K = their number), "
+                   "e.g. h1,h2,h3 on a cluster in a box")
+      ->delimiter(',')
+      ->excludes("--nodes");
   feed->add_option("--start", trace_args.start,
                    "trace: window start, seconds from the trace's start or a Unix time (>= 1e9)")
       ->check(CLI::NonNegativeNumber);

@@ -457,7 +457,17 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   job.rec.ranks = job.group->ranks();
   (void)journal_.started(spec.id, job.rec.nodes, job.rec.ranks);
   log("job_started", {{"job", spec.id}, {"nodes", job.rec.nodes}, {"ranks", job.rec.ranks},
-                      {"ms", ms}});
+                      {"hosts", job.group->rank_hosts()}, {"ms", ms}});
+  check_placement(job);
+}
+
+// A rank that runs elsewhere than on its node (a launcher that ignored the `host` key) is reported:
+// the node would be released while that rank still runs, and the other host would be overused.
+void Daemon::check_placement(const Job& job) {
+  for (const std::string& m : job.group->misplaced()) {
+    say(fmt::format("job {}: rank not on its node ({})", job.rec.spec.id, m));
+    log("rank_misplaced", {{"job", job.rec.spec.id}, {"rank", m}});
+  }
 }
 
 void Daemon::plan() {
@@ -553,7 +563,8 @@ void Daemon::plan() {
         }
         log("job_grown", {{"job", job.rec.spec.id}, {"added", fresh},
                           {"nodes", job.group->nodes()}, {"ranks", job.group->ranks()},
-                          {"ms", ms}, {"ok", st.ok()}});
+                          {"hosts", job.group->rank_hosts()}, {"ms", ms}, {"ok", st.ok()}});
+        check_placement(job);
       }
     }
   }

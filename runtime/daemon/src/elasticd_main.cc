@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   app.add_option("--grace-s", o.grace_s, "Seconds to vacate a node removed from the hostfile")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--fake-nodes", o.fake_nodes,
-               "One-machine mode: hostfile names are labels, every rank runs on this host");
+               "Label mode (a fallback where no cluster in a box can be built): hostfile names "
+               "are labels and every rank runs on this host");
   app.add_option("--ranks-per-node", o.ranks_per_node, "Default ranks per node (0 = hwloc)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--debounce-s", o.debounce_s, "Plan at most this often after events")
@@ -92,7 +93,13 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "elasticd: running (pid %d), hostfile %s, state dir %s%s\n",
                static_cast<int>(getpid()), o.hostfile.c_str(), o.state_dir.c_str(),
-               o.fake_nodes ? ", fake nodes" : "");
+               o.fake_nodes ? ", LABEL MODE" : ", ranks placed on their nodes");
+  if (o.fake_nodes) {
+    std::fprintf(stderr,
+                 "elasticd: label mode (--fake-nodes): node names are labels and every rank runs "
+                 "on this host; nothing here shows that jobs grow onto other hosts (scripts/box.sh "
+                 "builds distinct hosts on one machine)\n");
+  }
   absl::Status st = (*daemon)->run(g_stop);
   daemon->reset();
   if (!st.ok()) {

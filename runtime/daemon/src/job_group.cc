@@ -41,6 +41,23 @@ std::vector<std::string> JobGroup::nodes() const {
   return out;
 }
 
+std::vector<std::string> JobGroup::rank_hosts() const {
+  std::vector<std::string> out;
+  for (const proto::Peer& p : rank_peers_) out.push_back(p.host);
+  return out;
+}
+
+std::vector<std::string> JobGroup::misplaced() const {
+  std::vector<std::string> out;
+  if (placement_.fake_nodes) return out;
+  for (std::size_t i = 0; i < rank_nodes_.size() && i < rank_peers_.size(); ++i) {
+    if (rank_peers_[i].host != rank_nodes_[i]) {
+      out.push_back(fmt::format("rank {}: node {}, host {}", i, rank_nodes_[i], rank_peers_[i].host));
+    }
+  }
+  return out;
+}
+
 absl::Status JobGroup::exchange(std::span<int> data, const char* what) {
   const auto deadline = Clock::now() + directive_timeout_;
   absl::Status st = proto::exchange_ints(data, /*root=*/true, job_.get(), deadline, what);
@@ -84,6 +101,12 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   req.info.emplace_back(
       "host", fmt::format("{}:{}", placement_.fake_nodes ? placement_.head_host : node, req.procs));
   req.info.emplace_back("map_by", ":OVERSUBSCRIBE");
+  if (!placement_.fake_nodes) {
+    // A node mpirun never saw (the pool grows), or one whose daemon was lost with it and that
+    // came back: PRRTE starts a daemon there first (our PRRTE patch 0003 for the second case).
+    req.info.emplace_back("PMIX_ADD_HOST", fmt::format("{}:{}", node, req.procs));
+    req.info.emplace_back("bind_to", "none");
+  }
   if (!spec_.workdir.empty()) req.info.emplace_back("wdir", spec_.workdir);
   req.env = {"ELASTIC_JOB_ID=" + spec_.job_id, "ELASTIC_NODE=" + node,
              "ELASTIC_STDOUT=" + spec_.stdout_path.string(),
@@ -106,15 +129,15 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
   rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
-  rank_pids_.resize(rank_nodes_.size(), 0);
-  absl::StatusOr<std::vector<int>> pids =
+  rank_peers_.resize(rank_nodes_.size());
+  absl::StatusOr<std::vector<proto::Peer>> peers =
       proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
-  if (!pids.ok()) {
+  if (!peers.ok()) {
     job_.revoke();
-    const absl::Status& st = pids.status();
+    const absl::Status& st = peers.status();
     return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
   }
-  rank_pids_.assign(pids->begin() + 1, pids->end());  // J rank 0 is this controller
+  rank_peers_.assign(peers->begin() + 1, peers->end());  // J rank 0 is this controller
   for (int r = job_.size() - req.procs; r < job_.size(); ++r) {
     if (absl::Status st = send_int(r, proto::kTagSpawns, more); !st.ok()) {
       return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
@@ -264,9 +287,9 @@ void JobGroup::abort() {
 }
 
 void JobGroup::depart(std::size_t index) {
-  departed_.push_back(Departed{rank_nodes_[index], rank_pids_[index]});
+  departed_.push_back(Departed{rank_nodes_[index], rank_peers_[index].pid});
   rank_nodes_.erase(rank_nodes_.begin() + static_cast<std::ptrdiff_t>(index));
-  rank_pids_.erase(rank_pids_.begin() + static_cast<std::ptrdiff_t>(index));
+  rank_peers_.erase(rank_peers_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
 void JobGroup::depart_all() {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,29 +112,41 @@ absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
   return wait_request(&req, deadline, what);
 }
 
-absl::StatusOr<std::vector<int>> connect_all(MPI_Comm comm, Clock::time_point deadline) {
+absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point deadline) {
+  // One fixed-size record per member: the pid, then the NUL-terminated host name.
+  using Record = std::array<char, sizeof(int) + kPeerHostChars + 1>;
   int me = 0;
   int n = 0;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &n);
-  std::vector<int> pids(static_cast<std::size_t>(n), 0);
+  Record mine{};
   const int pid = static_cast<int>(::getpid());
-  pids[static_cast<std::size_t>(me)] = pid;
+  std::memcpy(mine.data(), &pid, sizeof pid);
+  ::gethostname(mine.data() + sizeof pid, kPeerHostChars);
+  std::vector<Record> records(static_cast<std::size_t>(n));
+  records[static_cast<std::size_t>(me)] = mine;
   std::vector<MPI_Request> reqs;
   reqs.reserve(2 * static_cast<std::size_t>(n));
+  const int bytes = static_cast<int>(sizeof(Record));
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
     const auto i = static_cast<std::size_t>(p);
     MPI_Request r = MPI_REQUEST_NULL;
-    ELASTIC_MPI_CHECK(MPI_Irecv(&pids[i], 1, MPI_INT, p, kTagConnect, comm, &r));
+    ELASTIC_MPI_CHECK(MPI_Irecv(records[i].data(), bytes, MPI_BYTE, p, kTagConnect, comm, &r));
     reqs.push_back(r);
-    ELASTIC_MPI_CHECK(MPI_Isend(&pid, 1, MPI_INT, p, kTagConnect, comm, &r));
+    ELASTIC_MPI_CHECK(MPI_Isend(mine.data(), bytes, MPI_BYTE, p, kTagConnect, comm, &r));
     reqs.push_back(r);
   }
   for (MPI_Request& r : reqs) {
     if (absl::Status st = wait_request(&r, deadline, "connect_all"); !st.ok()) return st;
   }
-  return pids;
+  std::vector<Peer> peers(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    std::memcpy(&peers[i].pid, records[i].data(), sizeof(int));
+    records[i].back() = '\0';
+    peers[i].host = records[i].data() + sizeof(int);
+  }
+  return peers;
 }
 
 }  // namespace elastic::rt::proto

@@ -96,6 +96,26 @@ TEST(FeedTrace, WholeTraceExactSequence) {
                              }));
 }
 
+// --hosts: the same choice and sequence, onto the given hosts (a cluster in a box's h1..hK).
+TEST(FeedTrace, OntoNamedHosts) {
+  TempDir dir;
+  const replay::HoleTrace trace = load(dir, rows());
+  TraceFeedOptions o;
+  o.hosts = {"h1", "h2", "h3"};
+  absl::StatusOr<TraceFeedPlan> plan = plan_trace_feed(trace, o);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->trace_names, (std::vector<std::string>{"c", "a", "e"}));
+  EXPECT_EQ(plan->names, (std::vector<std::string>{"h1", "h2", "h3"}));
+  ASSERT_GE(plan->steps.size(), 3u);
+  EXPECT_EQ(describe(*plan)[2], "100: -h2 +h3 => h1 h3");
+  o.hosts = {"h1", "h1"};
+  plan = plan_trace_feed(trace, o);
+  EXPECT_TRUE(absl::IsInvalidArgument(plan.status())) << plan.status();
+  EXPECT_NE(plan.status().message().find("--hosts"), std::string::npos) << plan.status();
+  o.hosts = {"h1", "h2", "h3", "h4", "h5", "h6"};  // the trace has 5 nodes
+  EXPECT_FALSE(plan_trace_feed(trace, o).ok());
+}
+
 TEST(FeedTrace, WritesEachVersionOfTheHostfile) {
   TempDir dir;
   const replay::HoleTrace trace = load(dir, rows());

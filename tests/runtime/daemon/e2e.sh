@@ -1,8 +1,9 @@
 #!/bin/bash
-# Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd (issue 4),
-# each against a real elasticd under mpirun --with-ft ulfm with fake nodes (labels) and
-# test_trainer jobs (allreduce checked every step). Cases: grow shrink_notice leader_leaves kill
-# churn learn restart bad_input spawn_exit.
+# Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd, each
+# against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
+# nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
+# every case ends by checking that each rank ran on its own node's host. Cases: grow
+# shrink_notice leader_leaves kill churn learn restart bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -37,17 +38,17 @@ case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
   echo "generations: $gens"
 }
 
-case_shrink_notice() {  # node03 leaves the hostfile: vacated and released within the grace period
+case_shrink_notice() {  # h3 leaves the hostfile: vacated and released within the grace period
   GRACE=15
   hosts_range 4
   start_daemon
   submit s 1500 1 4
   wait_for 60 '[ "$(job_ranks s)" = 4 ]' || fail "job did not reach 4 ranks"
-  [ -n "$(label_pids node03)" ] || fail "no ranks on node03 before the notice"
-  hosts_list node01 node02 node04
-  wait_for 15 "[ \$(count_events node_released '\"node03\"') -ge 1 ]" || fail "node03 not released within the grace period"
-  [ -z "$(label_pids node03)" ] || fail "ranks left on node03: $(label_pids node03)"
-  grep '"node_released"' "$S/events.jsonl" | grep node03
+  [ -n "$(rank_pids h3)" ] || fail "no ranks on h3 before the notice"
+  hosts_list h1 h2 h4
+  wait_for 15 "[ \$(count_events node_released '\"h3\"') -ge 1 ]" || fail "h3 not released within the grace period"
+  [ -z "$(rank_pids h3)" ] || fail "ranks left on h3: $(rank_pids h3)"
+  grep '"node_released"' "$S/events.jsonl" | grep h3
   [ "$(job_state s)" = running ] && [ "$(job_ranks s)" = 3 ] || fail "job not running on 3 ranks"
   wait_for 120 '[ "$(job_state s)" = finished ]' || fail "job did not finish"
   out s | grep -q WRONG && fail "wrong allreduce"
@@ -59,39 +60,39 @@ job_samples() {
 }
 
 case_leader_leaves() {  # the oldest rank's node leaves: the job's sample count does not drop
-  hosts_list node01
+  hosts_list h1
   start_daemon
   submit l 100000 1 2
   wait_for 60 '[ "$(job_ranks l)" = 1 ]' || fail "job did not start"
   sleep 5
-  hosts_list node01 node02
-  wait_for 60 '[ "$(job_ranks l)" = 2 ]' || fail "job did not grow to node02"
+  hosts_list h1 h2
+  wait_for 60 '[ "$(job_ranks l)" = 2 ]' || fail "job did not grow to h2"
   sleep 3
   local before after
   before=$(job_samples l)
-  hosts_list node02  # the leader (C rank 0, on node01) leaves; node02's rank, which joined later, leads
-  wait_for 60 '[ "$(job_ranks l)" = 1 ] && [ "$(job_nodes l)" = node02 ]' || fail "node01 not released"
+  hosts_list h2  # the leader (C rank 0, on h1) leaves; h2's rank, which joined later, leads
+  wait_for 60 '[ "$(job_ranks l)" = 1 ] && [ "$(job_nodes l)" = h2 ]' || fail "h1 not released"
   sleep 3
   after=$(job_samples l)
-  echo "samples counted: $before before node01 left, $after after"
+  echo "samples counted: $before before h1 left, $after after"
   [ "$after" -gt "$before" ] || fail "the sample count dropped from $before to $after"
 }
 
-case_kill() {  # SIGKILL every rank of one node, three times; the node comes back and is reused
+case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes back and is reused
   hosts_range 4
   start_daemon
   submit k 2400 1 4
   wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not reach 4 ranks"
   local round victim
   for round in 1 2 3; do
-    victim=$(printf 'node%02d' $((round + 1)))
+    victim=$(printf 'h%d' $((round + 1)))
     sleep 1
     kill_node "$victim"
     wait_for 60 "[ \$(count_events node_lost '\"$victim\"') -ge 1 ]" || fail "loss of $victim not seen"
     wait_for 60 '[ "$(job_ranks k)" = 3 ]' || fail "job did not continue on 3 ranks"
     wait_for 5 "[ \"\$(node_state $victim)\" = lost ]" || fail "$victim not marked lost"
     # The node comes back: the scheduler drops it and grants it again.
-    hosts_list $(for i in 1 2 3 4; do n=$(printf 'node%02d' $i); [ $n != "$victim" ] && echo $n; done)
+    hosts_list $(for i in 1 2 3 4; do n=$(printf 'h%d' $i); [ $n != "$victim" ] && echo $n; done)
     sleep 1.5
     hosts_range 4
     wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not grow back after round $round"
@@ -112,7 +113,7 @@ case_churn() {  # 3 jobs on 8 nodes, the hostfile changes every 3 s
   local i=0 s
   while [ "$(job_state a)$(job_state b)$(job_state c)" != finishedfinishedfinished ] && ((i < 40)); do
     s=${sets[$((i % ${#sets[@]}))]}
-    hosts_list $(for x in $s; do printf 'node%02d ' "$x"; done)
+    hosts_list $(for x in $s; do printf 'h%d ' "$x"; done)
     sleep 3
     i=$((i + 1))
   done
@@ -203,9 +204,8 @@ case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
 
 case_bad_input() {
   # A malformed hostfile at start: a clear error naming file:line, exit 2.
-  printf 'node01 slots=1\nnode02 slots=banana\n' > "$H"
-  "$MPIRUN" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$H" --state-dir "$S" \
-    --fake-nodes > "$T/bad.log" 2>&1
+  printf 'h1 slots=1\nh2 slots=banana\n' > "$H"
+  daemon_cmd > "$T/bad.log" 2>&1
   local rc=$?
   cat "$T/bad.log" | head -3
   [ $rc != 0 ] && grep -q "hosts:2" "$T/bad.log" || fail "malformed hostfile not reported (rc $rc)"
@@ -229,7 +229,7 @@ case_bad_input() {
   wait_for 30 '[ "$(job_state nocmd)" = failed ]' || fail "nonexistent command not failed"
   wait_for 60 '[ "$(job_state quits)" = failed ]' || fail "job exiting 1 not failed"
   # A malformed hostfile while running: ignored, the last good pool stays.
-  printf 'node01 slots=1\nnode02 slots=-4\n' > "$H.new"; mv "$H.new" "$H"
+  printf 'h1 slots=1\nh2 slots=-4\n' > "$H.new"; mv "$H.new" "$H"
   wait_for 10 "[ \$(count_events hostfile_rejected) -ge 1 ]" || fail "bad hostfile update not reported"
   grep -E '"(submission_rejected|job_failed|hostfile_rejected)"' "$S/events.jsonl" | cut -c1-300
   wait_for 120 '[ "$(job_state good)" = finished ]' || fail "the good job did not finish: $(job_state good)"
@@ -248,16 +248,16 @@ case_spawn_exit() {  # commands that exit before MPI_Init: the spawn is abandone
   wait_for 60 '[ "$(job_state sh1)" = failed ]' || fail "sh -c 'exit 1' not failed: $(job_state sh1)"
   grep '"job_failed"' "$S/events.jsonl" | grep sh1 | grep -q "did not return within" ||
     fail "no spawn-timeout reason for sh1"
-  # At a grow: the trainer exits before MPI_Init on node02 only. The job fails with the reason,
-  # its ranks on node01 exit (bounded), and a later job still runs to the end.
-  hosts_list node01
-  submit g2 100000 1 2 ELASTIC_TEST_EXIT_BEFORE_INIT_ON=node02
-  wait_for 60 '[ "$(job_ranks g2)" = 1 ]' || fail "g2 did not start on node01"
-  hosts_list node01 node02
+  # At a grow: the trainer exits before MPI_Init on h2 only. The job fails with the reason,
+  # its ranks on h1 exit (bounded), and a later job still runs to the end.
+  hosts_list h1
+  submit g2 100000 1 2 ELASTIC_TEST_EXIT_BEFORE_INIT_ON=h2
+  wait_for 60 '[ "$(job_ranks g2)" = 1 ]' || fail "g2 did not start on h1"
+  hosts_list h1 h2
   wait_for 90 '[ "$(job_state g2)" = failed ]' || fail "g2 not failed: $(job_state g2)"
   grep '"job_failed"' "$S/events.jsonl" | grep g2 | grep -q "did not return within" ||
     fail "no spawn-timeout reason for g2"
-  wait_for 90 '[ -z "$(label_pids node01)" ]' || fail "ranks of g2 left on node01: $(label_pids node01)"
+  wait_for 90 '[ -z "$(rank_pids h1)" ]' || fail "ranks of g2 left on h1: $(rank_pids h1)"
   grep -E '"job_failed"' "$S/events.jsonl" | cut -c1-300
   grep '"job_grown"' "$S/events.jsonl" | grep g2 | cut -c1-300
   submit ok 300 1 2
@@ -266,4 +266,5 @@ case_spawn_exit() {  # commands that exit before MPI_Init: the spawn is abandone
 }
 
 "case_$CASE"
+ranks_on_their_hosts || fail "a rank did not run on the host of its node"
 echo PASS

@@ -1,16 +1,24 @@
-# Shared helpers of the elasticd end-to-end tests (sourced by e2e.sh). A test gets a fresh dir,
-# starts a real elasticd under mpirun in fake-node mode, drives the hostfile and the queue, and
-# asserts on events.jsonl, status.json, the journal and each job's output.
-#   needs: MPIRUN ELASTICD ELASTIC TRAINER set by the caller.
+# Shared helpers of the elasticd end-to-end tests (sourced by e2e.sh and fmnist.sh). A test gets a
+# fresh dir, starts a real elasticd under mpirun on the head host h0 of a cluster in a box
+# (scripts/box.sh: hosts h1..h8 are network namespaces with their own hostname, /tmp and PRRTE
+# daemon), drives the hostfile and the queue, and asserts on events.jsonl, status.json, the journal
+# and each job's output, including that every rank ran on its node (gethostname()).
+#   needs: MPIRUN ELASTICD ELASTIC set by the caller (and TRAINER for submit).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-T=$(mktemp -d /tmp/elasticd-e2e.XXXXXX)
+BOX=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/scripts/box.sh
+BOX_HOSTS=${BOX_HOSTS:-8}
+"$BOX" check || { echo "SKIP: no cluster in a box on this machine (see above)"; exit 77; }
+"$BOX" up "$BOX_HOSTS" || exit 1
+mapfile -t BOX_MPIRUN_ARGS < <("$BOX" mpirun-args)
+# Outside /tmp: every host sees it, as a cluster's shared file system (each host's /tmp is its own).
+T=$(mktemp -d /var/tmp/elasticd-e2e.XXXXXX)
 chmod 700 "$T"
 S=$T/state
 H=$T/hosts
 DAEMON_PID=
 cleanup() {
   [ -n "$DAEMON_PID" ] && kill -TERM "$DAEMON_PID" 2>/dev/null && sleep 2 && kill -KILL "$DAEMON_PID" 2>/dev/null
-  kill_label_all
+  kill_all_hosts
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
@@ -21,22 +29,26 @@ fail() {
   for f in "$S"/jobs/*/stderr; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
   exit 1
 }
-# hosts N [FIRST]: nodeFIRST..node(FIRST+N-1) (one slot each), replaced atomically.
+# hosts N [FIRST]: hFIRST..h(FIRST+N-1) (one slot each), replaced atomically.
 hosts_range() {
   local n=$1 first=${2:-1} i
   : > "$H.new"
-  for ((i = first; i < first + n; i++)); do printf 'node%02d slots=1\n' "$i" >> "$H.new"; done
+  for ((i = first; i < first + n; i++)); do printf 'h%d slots=1\n' "$i" >> "$H.new"; done
   mv "$H.new" "$H"
 }
-hosts_list() {  # hosts_list node01 node03 ...
+hosts_list() {  # hosts_list h1 h3 ...
   : > "$H.new"
   for n in "$@"; do echo "$n slots=1" >> "$H.new"; done
   mv "$H.new" "$H"
 }
+# mpirun knows only h0: every other host joins the DVM when elasticd first spawns onto it.
+daemon_cmd() {
+  "$BOX" exec h0 "$MPIRUN" --with-ft ulfm "${BOX_MPIRUN_ARGS[@]}" -n 1 --bind-to none "$ELASTICD" \
+    --hostfile "$H" --state-dir "$S" "$@"
+}
 start_daemon() {
   rm -f "$S/status.json"
-  "$MPIRUN" --with-ft ulfm -n 1 --bind-to none "$ELASTICD" --hostfile "$H" --state-dir "$S" \
-    --fake-nodes --ranks-per-node 1 --grace-s "${GRACE:-20}" "$@" >> "$T/daemon.log" 2>&1 &
+  daemon_cmd --ranks-per-node 1 --grace-s "${GRACE:-20}" "$@" >> "$T/daemon.log" 2>&1 &
   DAEMON_PID=$!
   wait_for 30 "[ -s $S/status.json ]" || fail "elasticd did not start"
 }
@@ -65,7 +77,7 @@ crash_and_restart_daemon() {
   kill -KILL $dpid
   wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
   sleep 1
-  kill_label_all  # whatever mpirun left behind of the old ranks
+  kill_all_hosts  # whatever mpirun left behind of the old ranks
   start_daemon
 }
 # wait_for SECONDS 'shell condition'
@@ -92,22 +104,40 @@ node_state() {  # node_state NAME -> free/busy/leaving/lost/none from status.jso
 count_events() {  # count_events EVENT [grep pattern]
   grep "\"event\":\"$1\"" "$S/events.jsonl" 2>/dev/null | grep -c -- "${2:-}"
 }
-# The pids of the job ranks running on a fake node (found by the label in their environment).
-label_pids() {
+# The pids of this test's job ranks running on host $1 (processes in its network namespace).
+rank_pids() {
   local p
-  for p in /proc/[0-9]*; do
-    grep -qzx "ELASTIC_FAKE_NODE=$1" "$p/environ" 2>/dev/null || continue
-    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2>/dev/null || continue
-    echo "${p#/proc/}"
+  for p in $("$BOX" pids "$1"); do
+    grep -qz "^ELASTIC_STDOUT=$S/" "/proc/$p/environ" 2>/dev/null && echo "$p"
   done
 }
-kill_node() { local pids; pids=$(label_pids "$1"); [ -n "$pids" ] && kill -KILL $pids; echo "killed $1: $pids"; }
-kill_label_all() {
-  local p
-  for p in /proc/[0-9]*; do
-    grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+# A node loss: every process of the host dies, its PRRTE daemon included.
+kill_node() { echo "killed $1: $("$BOX" pids "$1" | tr '\n' ' ')"; "$BOX" kill "$1"; }
+kill_all_hosts() {
+  local h
+  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+}
+# Every rank of every job ran on the host elasticd placed it on. elasticd's view: the hosts the
+# ranks reported (job_started/job_grown "hosts") and no "rank_misplaced" event; the ranks' own view
+# where the program prints it (test_trainer: "joined ... node N host H" with N = H).
+ranks_on_their_hosts() {
+  local f bad=0 n=0 seen
+  for f in "$S"/jobs/*/stdout; do
+    [ -f "$f" ] || continue
+    n=$((n + $(grep -c '^joined ' "$f")))
+    bad=$((bad + $(awk '/^joined / && $9 != $11' "$f" | wc -l)))
   done
-  return 0
+  seen=$(python3 -c "
+import json, sys
+hosts = set()
+for line in open('$S/events.jsonl'):
+    e = json.loads(line)
+    if e['event'] in ('job_started', 'job_grown'): hosts.update(e.get('hosts', []))
+print(' '.join(sorted(hosts)))" 2>/dev/null)
+  echo "ranks checked on their hosts: $n joined lines, $bad misplaced;" \
+    "elasticd saw ranks on: ${seen:-nothing}; rank_misplaced events: $(count_events rank_misplaced)"
+  [ -n "$seen" ] && [ "$bad" = 0 ] && [ "$(count_events rank_misplaced)" = 0 ] &&
+    ! echo " $seen " | grep -q ' h0 '
 }
 # No MPI error text anywhere in the daemon log or job output.
 no_mpi_errors() {

@@ -1,6 +1,7 @@
 // Reproduces the Open MPI 5.0.7 behaviours the runtime is designed around (pitfalls.sh runs it):
-//   pitfall_probe spawn HOST...   one spawn+merge+allreduce per host ("host" info key, 2 ranks),
-//                                 prints "spawn HOST ok" per success
+//   pitfall_probe spawn HOST:N... one spawn+merge+allreduce per host ("host" and "PMIX_ADD_HOST"
+//                                 info keys, 2 ranks; earlier children stay), "spawn HOST:N ok"
+//                                 per success
 //   pitfall_probe leave MODE      spawns 2 ranks on the local node twice; the children leave by
 //                                 MODE: free-finalize | disconnect-finalize | exit-no-finalize |
 //                                 sigkill; the parent prints "round N ok" and "parent finalized"
@@ -64,7 +65,11 @@ int main(int argc, char** argv) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
-    if (spawn_mode) MPI_Info_set(info, "host", argv[i + 2]);
+    if (spawn_mode) {
+      MPI_Info_set(info, "host", argv[i + 2]);
+      MPI_Info_set(info, "PMIX_ADD_HOST", argv[i + 2]);
+      MPI_Info_set(info, "bind_to", "none");
+    }
     char* child_argv[] = {argv[1], spawn_mode ? nullptr : argv[2], nullptr};
     MPI_Comm inter = MPI_COMM_NULL;
     if (MPI_Comm_spawn(argv[0], child_argv, 2, info, 0, MPI_COMM_SELF, &inter,

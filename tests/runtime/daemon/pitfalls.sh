@@ -52,25 +52,35 @@ check "exit without MPI_Finalize aborts mpirun" 'grep -q "exiting" $tmp/out && [
 # D: SIGKILLed ranks are tolerated under --with-ft ulfm: the parent goes on spawning.
 run 30 "$probe" leave sigkill
 check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tmp/out'
-# E: pitfall 4 (fake nodes): spawns onto fake nodes' own PRRTE daemons do not all work. Two ways
-# have been seen: the first such spawn works and the second cannot be reached ("unable to reach
-# each other"), or PRRTE loses the fake node's daemon in the first one (its connect handler logs a
-# PMIX_ERROR at prted/pmix/pmix_server_dyn.c:1048, then "lost communication with a remote
-# daemon"; this happened in 2 of 2 attempts in one full ctest run). Either way the runtime cannot
-# use them; a spawn onto the head node works.
-printf 'localhost slots=4\nnode01 slots=4\nnode02 slots=4\n' > "$tmp/hosts"
-run_until 180 "unable to reach each other\|lost communication with a remote daemon" \
-  --hostfile "$tmp/hosts" --prtemca plm_ssh_agent "$src/fake_node_agent.sh" "$probe" spawn \
-  localhost:2 node01:2 node02:2
-check "a spawn onto the head node works" 'grep -q "spawn localhost:2 ok" $tmp/out'
-if grep -q "spawn node01:2 ok" $tmp/out; then
-  how="the second is unreachable"
+# E: spawns across real hosts (the cluster in a box, scripts/box.sh: one PRRTE daemon per host;
+# mpirun knows only h0 and each spawn adds its host). Stock Open MPI 5.0.7 fails the second such
+# spawn ("unable to reach each other", modex -46), or a prted segfaults, or prterun aborts in
+# free(): PRRTE 3.0.x connect_release misreads the release buffer (ompi#12601, #13521). The
+# project's build carries the fix (scripts/openmpi/0001-*.patch): five successive spawns onto
+# three hosts, earlier children still alive, must all work. With ELASTIC_STOCK_MPI_HOME set to a
+# stock build, the same is run there and what it does is printed (not asserted).
+BOX=$src/../../../scripts/box.sh
+box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
+  local h
+  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+  mapfile -t boxargs < <("$BOX" mpirun-args)
+  timeout 120 "$BOX" exec h0 "$1/mpirun" --with-ft ulfm "${boxargs[@]}" --bind-to none -n 1 \
+    "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2 > "$tmp/out" 2>&1
+  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+}
+if "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}"; then
+  box_spawns "$bin"
+  check "five cross-host spawns onto h1 h2 h3 h1 h2 all work (our PRRTE patch)" \
+    '[ "$(grep -c "^spawn h[123]:2 ok" $tmp/out)" = 5 ]'
+  [ "$(grep -c '^spawn h[123]:2 ok' "$tmp/out")" = 5 ] || tail -30 "$tmp/out"
+  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+    box_spawns "$ELASTIC_STOCK_MPI_HOME/bin"
+    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME: $(grep -c '^spawn h[123]:2 ok' $tmp/out) of 5" \
+      "cross-host spawns worked; $(grep -m1 -o 'unable to reach each other\|lost communication with a remote daemon\|free(): invalid pointer\|return value=-46' $tmp/out || echo 'no known error text')"
+  fi
 else
-  how="PRRTE lost the fake node's daemon in the first"
+  echo "skipped: E (no cluster in a box on this machine)"
 fi
-check "spawns onto fake-node daemons fail (pitfall 4: $how)" \
-  '! grep -q "spawn node02:2 ok" $tmp/out &&
-   grep -q "unable to reach each other\|lost communication with a remote daemon" $tmp/out'
 # F: MPI_Comm_spawn of a command that exits before MPI_Init does not return (Open MPI waits for
 # the children's connection data; elasticd bounds it in a helper thread: bounded_spawn.h and the
 # e2e case spawn_exit).

@@ -1,13 +1,14 @@
 // The small training program of the runtime tests: one allreduce per step whose result it checks
 // (sum of rank+1 over the membership), progress via report(), and the elastic protocol at every
-// step boundary. Prints one line per membership change so tests can follow generations.
+// step boundary. Prints one line per membership change so tests can follow generations; the first
+// ("joined ... node N host H") names the node elasticd placed it on and the host it runs on.
 //   test_trainer STEPS   env: ELASTIC_TEST_STEP_US (sleep per step, default 2000),
 //                             ELASTIC_TEST_NO_SCALING=1 (the sleep is STEP_US times the size, so
 //                             the job's samples/s do not grow with its node count),
 //                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself),
 //                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init),
 //                             ELASTIC_TEST_EXIT_BEFORE_INIT_ON=NODE (exit(1) before MPI_Init when
-//                             ELASTIC_FAKE_NODE is NODE: a command that never joins).
+//                             ELASTIC_NODE is NODE: a command that never joins).
 #include <signal.h>
 #include <unistd.h>
 
@@ -34,8 +35,9 @@ int main(int argc, char** argv) {
   const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
   const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
   const char* no_init_on = std::getenv("ELASTIC_TEST_EXIT_BEFORE_INIT_ON");
-  const char* node = std::getenv("ELASTIC_FAKE_NODE");
-  if (no_init_on != nullptr && node != nullptr && std::string(no_init_on) == node) return 1;
+  const char* node_env = std::getenv("ELASTIC_NODE");
+  const std::string node = node_env != nullptr ? node_env : "-";
+  if (no_init_on != nullptr && node == no_init_on) return 1;
   auto session = elastic::rt::Session::init(&argc, &argv);
   if (!session.ok()) {
     std::fprintf(stderr, "test_trainer: %s\n", std::string(session.status().message()).c_str());
@@ -46,7 +48,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "test_trainer: exiting with %ld at once (as asked)\n", code);
     s.exit(static_cast<int>(code));
   }
-  std::printf("joined gen %d rank %d size %d\n", s.generation(), s.rank(), s.size());
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::printf("joined gen %d rank %d size %d node %s host %s\n", s.generation(), s.rank(), s.size(),
+              node.c_str(), host);
   std::fflush(stdout);
   const int first_rank = s.rank();  // kill by the rank at start, so only one process dies
   long step = 0;

@@ -62,6 +62,7 @@
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -125,12 +126,18 @@ absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
 // pair of members has a transport endpoint. Called by everybody right after a spawn + merge. Why:
 // Open MPI creates endpoints lazily, and ULFM's revoke (a reliable broadcast over a binomial
 // graph) that needs a new endpoint after a failure blocked forever in PMIx_Get for the peer's
-// connection data (bench/runtime, 8 ranks, 4 of them SIGKILLed). The int each member sends is its
-// process id: the result holds every member's pid by rank (the caller's own included), which the
-// controller uses to see a leaving rank's process exit before it reports the node released.
+// connection data (bench/runtime, 8 ranks, 4 of them SIGKILLed). What each member sends is its
+// process id and host name: the result holds every member's by rank (the caller's own included).
+// The controller uses the pid to see a leaving rank's process exit before it reports the node
+// released, and the host to check (and report) that each rank runs on the node it was placed on.
 // Errors as for exchange_ints.
-absl::StatusOr<std::vector<int>> connect_all(MPI_Comm comm,
-                                             std::chrono::steady_clock::time_point deadline);
+struct Peer {
+  int pid = 0;
+  std::string host;  // gethostname(), at most kPeerHostChars characters
+};
+inline constexpr std::size_t kPeerHostChars = 63;
+absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm,
+                                              std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {

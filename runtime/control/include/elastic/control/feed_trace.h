@@ -23,6 +23,9 @@ namespace elastic::rt {
 
 struct TraceFeedOptions {
   int nodes = 8;  // K, >= 1
+  // The hosts the K chosen trace nodes become (e.g. a cluster in a box's h1..hK); when given, K is
+  // their number. Empty: node01..nodeK, the labels of `elastic up --fake-nodes K`.
+  std::vector<std::string> hosts;
   // Window start: an offset in seconds from the trace's start, or, when >= kUnixTimeThreshold, a
   // Unix time. nullopt = the trace's start.
   std::optional<double> start;

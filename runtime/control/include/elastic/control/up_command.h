@@ -1,9 +1,10 @@
-// `elastic up`: the mpirun command line that starts elasticd (rank 0 = controller). Two modes:
-// on a cluster, mpirun gets the granted hostfile (and optionally a launch agent) so PRRTE can
-// start its daemons on those nodes; with fake nodes (one machine), the hostfile names are only
-// labels: mpirun gets no hostfile and elasticd runs every rank here, tagged
-// ELASTIC_FAKE_NODE=<name> (docs/runtime.md, Known limitations: a PRRTE daemon per fake node
-// takes only one spawn in Open MPI 5.0.7).
+// `elastic up`: the mpirun command line that starts elasticd (rank 0 = controller) where mpirun
+// runs (the stable head node). Two modes: on a cluster, mpirun knows only the head node; elasticd
+// adds each granted node to PRRTE when it first spawns there (the PMIX_ADD_HOST info key), so the
+// pool can grow with nodes that were not granted at start, and PRRTE starts its daemon on a node
+// through the launch agent (ssh by default). With fake nodes (label mode, a fallback for machines
+// where no cluster in a box can be built), the hostfile names are only labels: elasticd runs every
+// rank here, tagged ELASTIC_FAKE_NODE=<name>, and says so.
 #pragma once
 
 #include <filesystem>
@@ -26,8 +27,7 @@ struct UpOptions {
 };
 
 // Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none [--prtemca plm_ssh_agent AGENT]
-//               --hostfile HOSTFILE [mpirun_args] ELASTICD --hostfile HOSTFILE --state-dir DIR
-//               [elasticd_args]
+//               [mpirun_args] ELASTICD --hostfile HOSTFILE --state-dir DIR [elasticd_args]
 // Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR --fake-nodes [elasticd_args]
 // (--bind-to none: the launch line elasticd_main.cc prescribes and its end-to-end tests use.)

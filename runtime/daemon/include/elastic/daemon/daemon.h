@@ -80,6 +80,7 @@ class Daemon {
   void check_leaving();
   void plan();
   void start_job(Job& job, const std::vector<std::string>& nodes);
+  void check_placement(const Job& job);
   void finish_job(Job& job, JobState state, const std::string& reason);
   void requeue(Job& job, const std::string& why);
   void write_status();

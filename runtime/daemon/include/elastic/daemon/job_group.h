@@ -99,6 +99,11 @@ class JobGroup {
   bool active() const { return static_cast<bool>(job_); }
   int ranks() const { return static_cast<int>(rank_nodes_.size()); }
   std::vector<std::string> nodes() const;  // distinct, in first-rank order
+  // The host each rank runs on (gethostname(), from connect_all), in rank order.
+  std::vector<std::string> rank_hosts() const;
+  // Ranks that do not run on the host of the node they were placed on (real mode only; with fake
+  // nodes every rank runs on the head host), one "rank R: node N, host H" each.
+  std::vector<std::string> misplaced() const;
   int generation() const { return generation_; }
   // The processes that left J since the last call (LOCAL): the caller watches them exit.
   std::vector<Departed> take_departed() { return std::exchange(departed_, {}); }
@@ -147,8 +152,8 @@ class JobGroup {
   std::chrono::milliseconds spawn_timeout_;
   std::optional<std::string> fatal_;  // reported by the next poll(): the job cannot go on
   Comm job_;
-  std::vector<std::string> rank_nodes_;  // J rank i+1 lives on rank_nodes_[i]
-  std::vector<int> rank_pids_;           // ... and is process rank_pids_[i] there
+  std::vector<std::string> rank_nodes_;  // J rank i+1 was placed on node rank_nodes_[i]
+  std::vector<proto::Peer> rank_peers_;  // ... and is process rank_peers_[i] (pid, host)
   std::vector<Departed> departed_;
   std::vector<std::string> lost_;        // reported by the next poll()
   PollResult stashed_;                   // read while waiting in a verb, reported by poll()
