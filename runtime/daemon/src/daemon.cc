@@ -35,45 +35,6 @@ constexpr double kReplanOnChange = 0.1;
 // How much better than the best measured job an unmeasured one is assumed to be (prior_per_node).
 constexpr double kExplorationBonus = 0.1;
 
-// The allocator's view of a job: its scaling table from the spec, else `learned`, with small
-// default stalls so that equal-value plans do not shuffle nodes back and forth.
-absl::StatusOr<alloc::Job> to_alloc_job(const JobSpec& spec, std::vector<std::string> held,
-                                        const alloc::PiecewiseLinear& learned) {
-  alloc::Job j;
-  j.id = spec.id;
-  j.min_nodes = spec.min_nodes;
-  j.max_nodes = spec.max_nodes;
-  j.nodes = std::move(held);
-  j.grow_stall_s = 1.0;
-  j.shrink_stall_s = 0.3;
-  if (spec.scaling) {
-    absl::StatusOr<alloc::PiecewiseLinear> r = alloc::PiecewiseLinear::create(
-        spec.scaling->nodes, spec.scaling->samples_per_s, "scaling.samples_per_s");
-    if (!r.ok()) return r.status();
-    j.scaling = *std::move(r);
-    if (!spec.scaling->value.empty()) {
-      absl::StatusOr<alloc::PiecewiseLinear> v = alloc::PiecewiseLinear::create(
-          spec.scaling->nodes, spec.scaling->value, "scaling.value");
-      if (!v.ok()) return v.status();
-      j.value = *std::move(v);
-    }
-    if (spec.scaling->grow_stall_s) j.grow_stall_s = *spec.scaling->grow_stall_s;
-    if (spec.scaling->shrink_stall_s) j.shrink_stall_s = *spec.scaling->shrink_stall_s;
-  } else {
-    j.scaling = learned;
-  }
-  j.weight = 1.0 + spec.priority;
-  return j;
-}
-
-std::vector<std::string> minus(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::vector<std::string> out;
-  for (const std::string& x : a) {
-    if (std::find(b.begin(), b.end(), x) == b.end()) out.push_back(x);
-  }
-  return out;
-}
-
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
 // to reap it.
 bool process_gone(int pid) {
@@ -471,20 +432,18 @@ void Daemon::check_placement(const Job& job) {
 }
 
 void Daemon::plan() {
-  alloc::Problem p;
-  p.solver = alloc::SolverKind::kDp;
-  p.time_limit_s = 2.0;
-  for (const HostEntry& h : pool_) {
-    if (lost_.count(h.name) == 0) p.nodes.push_back(alloc::Node{h.name, "", false, 1e300});
-  }
+  std::vector<alloc::Job> alloc_jobs;
   std::vector<Job*> planned;
+  std::vector<std::vector<std::string>> held;
   nlohmann::json inputs = nlohmann::json::array();
   const double prior = prior_per_node();
   for (Job& job : jobs_) {
     if (!active_state(job.rec.state)) continue;
-    std::vector<std::string> held_nodes = job.group ? job.group->nodes() : std::vector<std::string>{};
+    std::vector<std::string> held_nodes =
+        job.group ? job.group->nodes() : std::vector<std::string>{};
     if (job.learned) job.planned_table = job.learned->table(prior);
-    absl::StatusOr<alloc::Job> aj = to_alloc_job(job.rec.spec, held_nodes, job.planned_table);
+    absl::StatusOr<alloc::Job> aj =
+        plan_job(job.rec.spec, held_nodes, job.planned_table, options_.plan);
     if (!aj.ok()) {
       finish_job(job, JobState::kFailed, msg(aj.status()));
       continue;
@@ -501,9 +460,11 @@ void Daemon::plan() {
                        {"prior_per_node", prior}};
     }
     inputs.push_back(std::move(in));
-    p.jobs.push_back(*std::move(aj));
+    alloc_jobs.push_back(*std::move(aj));
     planned.push_back(&job);
+    held.push_back(std::move(held_nodes));
   }
+  const alloc::Problem p = plan_problem(pool_, lost_, std::move(alloc_jobs), options_.plan);
   ++plans_;
   std::vector<std::string> pool_names;
   for (const alloc::Node& n : p.nodes) pool_names.push_back(n.name);
@@ -524,48 +485,43 @@ void Daemon::plan() {
                {"solve_ms", a->solve_ms},
                {"objective", a->objective},
                {"plan", plan}});
-  // Shrinks and stops first: they free the nodes that grows and starts take.
-  for (int pass = 0; pass < 2; ++pass) {
-    for (std::size_t i = 0; i < planned.size(); ++i) {
-      Job& job = *planned[i];
-      if (!active_state(job.rec.state)) continue;
-      const alloc::JobAllocation& ja = a->jobs[i];
-      const std::vector<std::string> have =
-          job.group ? job.group->nodes() : std::vector<std::string>{};
-      const std::vector<std::string> gone = minus(have, ja.nodes);
-      const std::vector<std::string> fresh = minus(ja.nodes, have);
-      if (pass == 0 && !have.empty() && (ja.count == 0 || gone.size() == have.size())) {
-        // Nothing of the job stays where it is: stop it; it starts again on its new nodes (pass 1).
-        (void)job.group->stop(/*wait_boundary=*/true);
-        requeue(job, ja.count == 0 ? "the plan gave it no nodes" : "all of its nodes were taken back");
-      } else if (pass == 0 && !have.empty() && !gone.empty()) {
-        const auto t0 = Clock::now();
-        absl::Status st = job.group->shrink(gone);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        ++job.rescales;
-        if (!st.ok()) say(fmt::format("job {}: shrink: {}", job.rec.spec.id, msg(st)));
-        if (job.group->active()) {
-          (void)journal_.rescaled(job.rec.spec.id, job.group->nodes(), job.group->ranks(), "shrink");
-        }
-        log("job_shrunk", {{"job", job.rec.spec.id}, {"released", gone},
-                           {"nodes", job.group->nodes()}, {"ranks", job.group->ranks()},
-                           {"ms", ms}, {"ok", st.ok()}});
-      } else if (pass == 1 && have.empty() && ja.count > 0) {
-        start_job(job, ja.nodes);
-      } else if (pass == 1 && !have.empty() && !fresh.empty() && job.group->active()) {
-        const auto t0 = Clock::now();
-        absl::Status st = job.group->grow(fresh);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        ++job.rescales;
-        if (!st.ok()) say(fmt::format("job {}: grow: {}", job.rec.spec.id, msg(st)));
-        if (job.group->active()) {
-          (void)journal_.rescaled(job.rec.spec.id, job.group->nodes(), job.group->ranks(), "grow");
-        }
-        log("job_grown", {{"job", job.rec.spec.id}, {"added", fresh},
-                          {"nodes", job.group->nodes()}, {"ranks", job.group->ranks()},
-                          {"hosts", job.group->rank_hosts()}, {"ms", ms}, {"ok", st.ok()}});
-        check_placement(job);
+  for (const PlanAction& action : plan_actions(held, *a)) carry_out(*planned[action.job], action);
+}
+
+void Daemon::carry_out(Job& job, const PlanAction& action) {
+  if (!active_state(job.rec.state)) return;
+  const std::string& id = job.rec.spec.id;
+  switch (action.kind) {
+    case PlanAction::Kind::kStop:
+      if (job.group) (void)job.group->stop(/*wait_boundary=*/true);
+      requeue(job, action.reason);
+      return;
+    case PlanAction::Kind::kStart:
+      start_job(job, action.nodes);
+      return;
+    case PlanAction::Kind::kShrink:
+    case PlanAction::Kind::kGrow: {
+      const bool grow = action.kind == PlanAction::Kind::kGrow;
+      if (!job.group || (grow && !job.group->active())) return;
+      const auto t0 = Clock::now();
+      absl::Status st = grow ? job.group->grow(action.nodes) : job.group->shrink(action.nodes);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      const char* verb = grow ? "grow" : "shrink";
+      ++job.rescales;
+      if (!st.ok()) say(fmt::format("job {}: {}: {}", id, verb, msg(st)));
+      if (job.group->active()) {
+        (void)journal_.rescaled(id, job.group->nodes(), job.group->ranks(), verb);
       }
+      nlohmann::json details = {{"job", id},
+                                {grow ? "added" : "released", action.nodes},
+                                {"nodes", job.group->nodes()},
+                                {"ranks", job.group->ranks()},
+                                {"ms", ms},
+                                {"ok", st.ok()}};
+      if (grow) details["hosts"] = job.group->rank_hosts();
+      log(grow ? "job_grown" : "job_shrunk", details);
+      if (grow) check_placement(job);
+      return;
     }
   }
 }

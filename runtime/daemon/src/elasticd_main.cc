@@ -11,6 +11,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "elastic/allocator/problem_json.h"
 #include "elastic/daemon/daemon.h"
 
 namespace {
@@ -24,6 +25,12 @@ int finalize_and_exit(int code) {
   alarm(10);  // MPI_Finalize can hang after peer failures (docs/runtime.md "Known limitations")
   MPI_Finalize();
   return code;
+}
+
+// --solver takes the allocator's names (problem_json.h); an unknown one is refused with the list.
+std::string check_solver(const std::string& name) {
+  absl::StatusOr<elastic::alloc::SolverKind> kind = elastic::alloc::parse_solver(name);
+  return kind.ok() ? std::string() : std::string(kind.status().message());
 }
 
 }  // namespace
@@ -53,11 +60,37 @@ int main(int argc, char** argv) {
                  "Fail a job whose MPI_Comm_spawn does not return within this (e.g. its command "
                  "exits before MPI_Init)")
       ->check(CLI::PositiveNumber);
+  // How each plan is stated and solved (plan_actions.h).
+  std::string solver(elastic::alloc::to_string(o.plan.solver));
+  app.add_option("--solver", solver,
+                 "Allocator solver: dp (exact dynamic program), milp (count MILP, lp_solve), "
+                 "node-milp (BFTrainer's per-node MILP) or equal-share (heuristic)")
+      ->check(CLI::Validator(check_solver, "SOLVER"))
+      ->capture_default_str();
+  app.add_option(
+         "--solve-time-limit-s", o.plan.time_limit_s,
+         "Seconds a solve may take before its best plan so far is used (the event loop waits)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option(
+         "--horizon-s", o.plan.horizon_s,
+         "Seconds a plan is expected to hold (T_fwd): a rescale must repay its stall within this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--grow-stall-s", o.plan.grow_stall_s,
+                 "Estimated stall of a grow, for jobs whose [scaling] gives no grow_stall_s")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--shrink-stall-s", o.plan.shrink_stall_s,
+                 "Estimated stall of a shrink, for jobs whose [scaling] gives no shrink_stall_s")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  o.plan.solver = *elastic::alloc::parse_solver(solver);  // checked by the option
   o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
   o.spawn_timeout = std::chrono::milliseconds(static_cast<long>(spawn_timeout_s * 1000));
 

@@ -21,6 +21,7 @@
 #include "elastic/control/journal.h"
 #include "elastic/control/state_dir.h"
 #include "elastic/daemon/job_group.h"
+#include "elastic/daemon/plan_actions.h"
 
 namespace elastic::rt {
 
@@ -34,6 +35,7 @@ struct DaemonOptions {
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
   int ranks_per_node = 0;      // default for jobs that say 0 (0 = from hwloc)
+  PlanOptions plan;            // how each plan is stated and solved
 };
 
 class Daemon {
@@ -78,7 +80,11 @@ class Daemon {
   double prior_per_node() const;
   // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
   void check_leaving();
+  // Builds the problem from the pool and the active jobs, solves it, and carries out its
+  // actions (plan_actions.h) in order.
   void plan();
+  // One action of a plan, with the JobGroup verb it names; logged and journaled.
+  void carry_out(Job& job, const PlanAction& action);
   void start_job(Job& job, const std::vector<std::string>& nodes);
   void check_placement(const Job& job);
   void finish_job(Job& job, JobState state, const std::string& reason);

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Usage: elasticd_options.sh ELASTICD. elasticd's plan options (plan_actions.h) are checked before
+# MPI starts, so the binary runs here without mpirun: --help lists them with their defaults, and a
+# bad value exits 2 with a message naming the option.
+set -u
+elasticd=$1
+fail() { echo "FAIL: $*"; exit 1; }
+help=$("$elasticd" --help) || fail "--help exited $?"
+for o in "--solver TEXT:SOLVER=dp " "--solve-time-limit-s FLOAT:POSITIVE=2$" \
+         "--horizon-s FLOAT:POSITIVE=10$" "--grow-stall-s FLOAT:NONNEGATIVE=1$" \
+         "--shrink-stall-s FLOAT:NONNEGATIVE=0.3$" "node-milp" "equal-share"; do
+  echo "$help" | grep -q -- "$o" || fail "--help lacks '$o': $help"
+done
+refused() {  # OPTION VALUE
+  local out rc
+  out=$("$elasticd" --hostfile /nonexistent --state-dir /nonexistent "$1" "$2" 2>&1); rc=$?
+  echo "$1 $2 -> exit $rc: $out"
+  [ $rc = 2 ] && echo "$out" | grep -q -- "$1" || fail "$1 $2: not refused (exit 2) naming $1"
+}
+refused --solver simplex
+refused --solve-time-limit-s 0
+refused --horizon-s -1
+refused --grow-stall-s -0.5
+refused --shrink-stall-s abc
+echo PASS
