@@ -91,8 +91,8 @@ int rank(SolveStatus status) {
 absl::Status validate_problem(const Problem& problem) {
   if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0 ||
       problem.horizon_s > kMaxSeconds) {
-    return field_error("horizon_s", fmt::format("must be in (0, {:g}], got {:g}", kMaxSeconds,
-                                                problem.horizon_s));
+    return field_error(
+        "horizon_s", fmt::format("must be in (0, {:g}], got {:g}", kMaxSeconds, problem.horizon_s));
   }
   if (!(problem.time_limit_s > 0)) {
     return field_error("time_limit_s", fmt::format("must be > 0, got {}", problem.time_limit_s));
@@ -104,9 +104,8 @@ absl::Status validate_problem(const Problem& problem) {
     if (node.name.empty()) return field_error(field, "empty node name");
     const auto [it, inserted] = pool.emplace(node.name, i);
     if (!inserted) {
-      return field_error(
-          field,
-          fmt::format("duplicate node '{}' (also nodes[{}])", echo_token(node.name), it->second));
+      return field_error(field, fmt::format("duplicate node '{}' (also nodes[{}])",
+                                            echo_token(node.name), it->second));
     }
     if (std::isnan(node.expected_idle_s) || node.expected_idle_s < 0) {
       return field_error(fmt::format("{}.expected_idle_s", field),
@@ -138,8 +137,7 @@ absl::Status validate_problem(const Problem& problem) {
     if (absl::Status s = check_seconds(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
       return s;
     }
-    if (absl::Status s = check_seconds(job.shrink_stall_s, prefix + ".shrink_stall_s");
-        !s.ok()) {
+    if (absl::Status s = check_seconds(job.shrink_stall_s, prefix + ".shrink_stall_s"); !s.ok()) {
       return s;
     }
     if (absl::Status s = check_non_negative(job.weight, prefix + ".weight"); !s.ok()) return s;
@@ -154,11 +152,10 @@ absl::Status validate_problem(const Problem& problem) {
       if (name.empty()) return field_error(field, "empty node name");
       const auto [it, inserted] = holder.emplace(name, j);
       if (!inserted) {
-        return field_error(
-            field, it->second == j
-                       ? fmt::format("node '{}' listed twice", echo_token(name))
-                       : fmt::format("node '{}' is also held by jobs[{}]", echo_token(name),
-                                     it->second));
+        return field_error(field, it->second == j
+                                      ? fmt::format("node '{}' listed twice", echo_token(name))
+                                      : fmt::format("node '{}' is also held by jobs[{}]",
+                                                    echo_token(name), it->second));
       }
       const auto in_pool = pool.find(name);
       if (in_pool != pool.end() && problem.nodes[in_pool->second].kind != job.node_kind) {

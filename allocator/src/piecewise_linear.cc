@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 
 namespace elastic::alloc {
@@ -27,9 +26,9 @@ absl::StatusOr<PiecewiseLinear> PiecewiseLinear::create(std::span<const int> cou
           fmt::format("{}.nodes[{}]: node counts must increase ({} then {})", field, i,
                       counts[i - 1], counts[i]));
     }
-    if (!std::isfinite(values[i]) || values[i] < 0 || values[i] > kMaxTableValue) {
-      return absl::InvalidArgumentError(fmt::format("{}[{}]: value must be in [0, {:g}], got {}",
-                                                    field, i, kMaxTableValue, values[i]));
+    if (!std::isfinite(values[i]) || values[i] < 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}[{}]: value must be finite and >= 0, got {}", field, i, values[i]));
     }
   }
   if (counts.front() > 0) {

@@ -117,9 +117,12 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
     counts.push_back(*n);
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    absl::StatusOr<double> v =
-        get_non_negative(values[i], fmt::format("{}.{}[{}]", field, values_key, i));
+    const std::string at = fmt::format("{}.{}[{}]", field, values_key, i);
+    absl::StatusOr<double> v = get_non_negative(values[i], at);
     if (!v.ok()) return v.status();
+    if (*v > kMaxTableValue) {
+      return field_error(at, fmt::format("must be <= {:g}, got {:g}", kMaxTableValue, *v));
+    }
     numbers.push_back(*v);
   }
   if (counts.empty()) return field_error(fmt::format("{}.nodes", field), "empty table");
@@ -356,9 +359,9 @@ absl::StatusOr<Objective> parse_objective(std::string_view name) {
        {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
     if (name == to_string(o)) return o;
   }
-  return absl::InvalidArgumentError(
-      fmt::format("objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)",
-                  echo_token(name)));
+  return absl::InvalidArgumentError(fmt::format(
+      "objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)",
+      echo_token(name)));
 }
 
 absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
@@ -385,8 +388,8 @@ absl::StatusOr<Problem> problem_from_json(const json& value) {
   Problem problem;
   const json& nodes = value.at("nodes");
   if (nodes.size() > static_cast<std::size_t>(kMaxNodes)) {
-    return field_error("nodes", fmt::format("{} nodes, more than the limit of {}", nodes.size(),
-                                            kMaxNodes));
+    return field_error("nodes",
+                       fmt::format("{} nodes, more than the limit of {}", nodes.size(), kMaxNodes));
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     absl::StatusOr<Node> node = get_node(nodes[i], fmt::format("nodes[{}]", i));

@@ -172,8 +172,8 @@ absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
   const bool shape_ok = t.size() == 19 && t[4] == '-' && t[7] == '-' &&
                         (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':';
   if (!shape_ok || !year || !month || !day || !hour || !minute || !second) {
-    return error_at(where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'",
-                                       echo_token(t)));
+    return error_at(
+        where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'", echo_token(t)));
   }
   constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
@@ -196,8 +196,9 @@ absl::StatusOr<PiecewiseLinear> parse_table(const std::vector<int>& counts, cons
     return error_at(where, fmt::format("{} values but Ns has {}", values->size(), counts.size()));
   }
   for (std::size_t i = 0; i < values->size(); ++i) {
-    if ((*values)[i] < 0) {
-      return error_at(where, fmt::format("[{}] must be >= 0, got {}", i, (*values)[i]));
+    if ((*values)[i] < 0 || (*values)[i] > kMaxTableValue) {
+      return error_at(
+          where, fmt::format("[{}] must be in [0, {:g}], got {}", i, kMaxTableValue, (*values)[i]));
     }
   }
   absl::StatusOr<PiecewiseLinear> table = PiecewiseLinear::create(counts, *values, where.name);
@@ -281,9 +282,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
       const std::string name = fmt::format("Ns[{}]", i);
       const double n = (*ns)[i];
       if (n < 0 || n != std::floor(n) || n > kMaxNodes) {
-        return error_at(Where{path, ln, at(7).column, name},
-                        fmt::format("must be a whole number of nodes in [0, {}], got {}",
-                                    kMaxNodes, n));
+        return error_at(
+            Where{path, ln, at(7).column, name},
+            fmt::format("must be a whole number of nodes in [0, {}], got {}", kMaxNodes, n));
       }
       counts.push_back(static_cast<int>(n));
       if (i > 0 && counts[i] <= counts[i - 1]) {

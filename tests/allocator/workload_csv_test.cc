@@ -198,8 +198,9 @@ TEST_F(TempDir, DuplicateJobIdNamesBothLines) {
 
 // Limits (input_limits.h) are refused with the field named, before anything sized by them.
 TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
-  const std::string nodes = write(
-      "nodes.csv", kHeader + "J1,18,12,1,2000000000,1e8,2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\","
+  const std::string nodes =
+      write("nodes.csv", kHeader +
+                             "J1,18,12,1,2000000000,1e8,2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\","
                              "\"[0, 1]\"\n");
   auto jobs = load_workload_csv(nodes);
   ASSERT_FALSE(jobs.ok());
@@ -211,8 +212,8 @@ TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
   std::string rows;
   for (std::size_t i = 0; i <= kMaxTableRows; ++i) rows += (i ? ", " : "") + std::to_string(i);
   const std::string table =
-      write("table.csv", kHeader + "J1,18,12,1,4,1e8,2021-02-10 20:21:15,\"[" + rows +
-                             "]\",\"[0]\",\"[0]\"\n");
+      write("table.csv",
+            kHeader + "J1,18,12,1,4,1e8,2021-02-10 20:21:15,\"[" + rows + "]\",\"[0]\",\"[0]\"\n");
   jobs = load_workload_csv(table);
   ASSERT_FALSE(jobs.ok());
   EXPECT_NE(jobs.status().message().find("Ns: more than 10000 values"), std::string::npos)
@@ -226,8 +227,9 @@ TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
 
 TEST_F(TempDir, HugeTokenIsEchoedCapped) {
   const std::string path =
-      write("token.csv", kHeader + "J1," + std::string(100'000, '7') + "x,12,1,4,1e8,"
-                                   "2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\",\"[0, 1]\"\n");
+      write("token.csv", kHeader + "J1," + std::string(100'000, '7') +
+                             "x,12,1,4,1e8,"
+                             "2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\",\"[0, 1]\"\n");
   auto jobs = load_workload_csv(path);
   ASSERT_FALSE(jobs.ok());
   EXPECT_EQ(jobs.status().message(),

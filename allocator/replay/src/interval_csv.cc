@@ -34,9 +34,9 @@ absl::StatusOr<Columns> parse_header(absl::string_view file, absl::string_view l
                 : name == "censored"        ? &c.censored
                                             : nullptr;
     if (slot == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file, ":1: unknown column '", alloc::echo_token(name),
-          "' (expected node,idle_start_unix,idle_end_unix[,duration_s][,censored])"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ":1: unknown column '", alloc::echo_token(name),
+                       "' (expected node,idle_start_unix,idle_end_unix[,duration_s][,censored])"));
     }
     if (*slot != kMissing) {
       return absl::InvalidArgumentError(
@@ -122,8 +122,7 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
       if (iv.start < last_end[iv.node]) {
         bad = fail("idle_start_unix",
                    absl::StrCat("time goes backwards: node ", alloc::echo_token(node),
-                                " is already idle until ",
-                                last_end[iv.node]));
+                                " is already idle until ", last_end[iv.node]));
       }
     }
     if (!bad.ok()) {

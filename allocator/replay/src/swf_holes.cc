@@ -93,9 +93,8 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
   }
   // One name and one idle interval per node are allocated below.
   if (capacity > alloc::kMaxNodes) {
-    return absl::InvalidArgumentError(absl::StrCat("--capacity: ", capacity,
-                                                   " nodes, more than the limit of ",
-                                                   alloc::kMaxNodes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--capacity: ", capacity, " nodes, more than the limit of ", alloc::kMaxNodes));
   }
   InputStats stats = log.stats;
   std::vector<const SwfJob*> usable;

@@ -56,9 +56,9 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
       }
       const bool size = key == "MaxNodes" || key == "MaxProcs";
       if (size && !(v >= 0 && v <= alloc::kMaxNodes)) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s:%d: header %s: %.0f is outside [0, %d]; pass --capacity", file, line_no, key, v,
-            alloc::kMaxNodes));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s:%d: header %s: %.0f is outside [0, %d]; pass --capacity", file,
+                            line_no, key, v, alloc::kMaxNodes));
       }
       if (key == "MaxNodes") log.max_nodes = static_cast<int>(v);
       if (key == "MaxProcs") max_procs = v;
@@ -104,8 +104,8 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
     job.submit = log.unix_start + v[1];
     job.wait = v[2];
     job.run = v[3];
-    job.nodes = static_cast<int>(std::clamp(v[4] > 0 ? v[4] : v[7], -1.0,
-                                            static_cast<double>(alloc::kMaxNodes) + 1));
+    job.nodes = static_cast<int>(
+        std::clamp(v[4] > 0 ? v[4] : v[7], -1.0, static_cast<double>(alloc::kMaxNodes) + 1));
     job.requested_time = v[8];
     log.jobs.push_back(job);
   }

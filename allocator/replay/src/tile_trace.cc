@@ -16,11 +16,12 @@ absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s) {
   }
   // Checked before the copies are allocated (and before the count is cast to int).
   const double wanted = std::ceil(span_s / period);
-  const double holes = wanted * static_cast<double>(std::max<std::size_t>(base.intervals.size(), 1));
+  const double holes =
+      wanted * static_cast<double>(std::max<std::size_t>(base.intervals.size(), 1));
   if (!(holes <= static_cast<double>(kMaxTraceIntervals))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        wanted, " copies of a trace of ", period, " s with ", base.intervals.size(),
-        " holes would be more than the limit of ", kMaxTraceIntervals, " holes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(wanted, " copies of a trace of ", period, " s with ", base.intervals.size(),
+                     " holes would be more than the limit of ", kMaxTraceIntervals, " holes"));
   }
   const int copies = static_cast<int>(wanted);
   HoleTrace out;

@@ -106,7 +106,9 @@ int main(int argc, char** argv) {
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
-  app.add_option("--max-running", max_running, "Jobs admitted at once")->capture_default_str()->check(CLI::Range(1, 1'000'000));
+  app.add_option("--max-running", max_running, "Jobs admitted at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
   app.add_option("--time-limit", time_limit, "Solver time limit per call (s)")->capture_default_str();
   app.add_option("--format", format, "Trace format: auto | intervals | swf")->capture_default_str();
   app.add_option("--capacity", capacity, "SWF machine size (default: header MaxNodes)")
@@ -149,8 +151,8 @@ int main(int argc, char** argv) {
                            horizon));
   }
   if (!(time_limit > 0 && std::isfinite(time_limit))) {
-    return bad(fmt::format("--time-limit: must be a positive number of seconds, not {:g}",
-                           time_limit));
+    return bad(
+        fmt::format("--time-limit: must be a positive number of seconds, not {:g}", time_limit));
   }
   if (!(tile_days >= 0 && std::isfinite(tile_days))) {
     return bad(fmt::format("--tile-days: must be a positive number of days, not {:g}", tile_days));
@@ -174,7 +176,8 @@ int main(int argc, char** argv) {
     so.capacity = capacity;
     if (schedule == "recorded") so.schedule = replay::SwfSchedule::kRecorded;
     else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
-    else if (schedule != "auto") return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
+    else if (schedule != "auto")
+      return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
     absl::StatusOr<replay::SwfLog> log = replay::load_swf(trace_path, read);
     if (!log.ok()) return bad(std::string(log.status().message()));
     trace = replay::holes_from_swf(*log, so);

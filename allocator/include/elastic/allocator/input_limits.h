@@ -19,7 +19,8 @@ inline constexpr std::size_t kMaxTableRows = 10'000;
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 // Look-ahead horizon and stall seconds: T * v(n) and U * v(n) must stay finite in the MILP.
 inline constexpr double kMaxSeconds = 1e7;  // about 116 days
-// A table value (samples/s, or whatever is maximised).
+// A table value (samples/s, or whatever is maximised) read from a file. Tables the online
+// scaling model builds from measurements are not bound by it.
 inline constexpr double kMaxTableValue = 1e15;
 
 // How much of a bad token an error message echoes.
