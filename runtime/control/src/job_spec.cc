@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
-#include "elastic/control/atomic_file.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
 #include "text.h"
 

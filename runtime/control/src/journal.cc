@@ -139,8 +139,9 @@ absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay&
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!complete || record.is_discarded()) {
       applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
-    } else if (duplicates_are_bad && record.is_object() && record.value("event", "") == "submitted" &&
-               record.contains("job") && record["job"].is_string() &&
+    } else if (duplicates_are_bad && record.is_object() &&
+               record.value("event", "") == "submitted" && record.contains("job") &&
+               record["job"].is_string() &&
                std::any_of(out.jobs.begin(), out.jobs.end(), [&](const JobRecord& j) {
                  return j.spec.id == record["job"].get<std::string>();
                })) {
@@ -173,21 +174,21 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
   absl::StatusOr<std::string> text = read_file(path);
   if (absl::IsNotFound(text.status())) return out;
   if (!text.ok()) return text.status();
-  absl::Status s = scan(*text, /*duplicates_are_bad=*/false, out, nullptr,
-                        [&](std::size_t line_no, std::string_view, bool last,
-                            const std::string& why) {
-                          if (!last) {
-                            return absl::DataLossError(fmt::format(
-                                "{}:{}: bad journal record ({}); refusing to guess (`elastic "
-                                "journal check` lists every bad line, `elastic journal salvage` "
-                                "sets them aside)",
-                                path.string(), line_no, why));
-                          }
-                          out.torn_tail = true;
-                          out.warnings.push_back(fmt::format("{}:{}: torn last record dropped ({})",
-                                                             path.string(), line_no, why));
-                          return absl::OkStatus();
-                        });
+  absl::Status s =
+      scan(*text, /*duplicates_are_bad=*/false, out, nullptr,
+           [&](std::size_t line_no, std::string_view, bool last, const std::string& why) {
+             if (!last) {
+               return absl::DataLossError(
+                   fmt::format("{}:{}: bad journal record ({}); refusing to guess (`elastic "
+                               "journal check` lists every bad line, `elastic journal salvage` "
+                               "sets them aside)",
+                               path.string(), line_no, why));
+             }
+             out.torn_tail = true;
+             out.warnings.push_back(
+                 fmt::format("{}:{}: torn last record dropped ({})", path.string(), line_no, why));
+             return absl::OkStatus();
+           });
   if (!s.ok()) return s;
   return out;
 }
@@ -197,12 +198,12 @@ absl::StatusOr<JournalCheck> check_journal(const std::filesystem::path& path) {
   absl::StatusOr<std::string> text = read_file(path);
   if (absl::IsNotFound(text.status())) return out;
   if (!text.ok()) return text.status();
-  absl::Status s = scan(*text, /*duplicates_are_bad=*/true, out.replay, &out.good_text,
-                        [&](std::size_t line_no, std::string_view line, bool,
-                            const std::string& why) {
-                          out.bad.push_back({line_no, why, std::string(line)});
-                          return absl::OkStatus();
-                        });
+  absl::Status s =
+      scan(*text, /*duplicates_are_bad=*/true, out.replay, &out.good_text,
+           [&](std::size_t line_no, std::string_view line, bool, const std::string& why) {
+             out.bad.push_back({line_no, why, std::string(line)});
+             return absl::OkStatus();
+           });
   if (!s.ok()) return s;
   return out;
 }

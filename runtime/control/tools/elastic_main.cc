@@ -483,8 +483,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
 
   auto* journal = app.add_subcommand(
-      "journal", "check: list the journal's bad lines (exit 2 if any); salvage: move them to "
-                 "journal.jsonl.bad and keep the rest, so that elasticd starts again");
+      "journal",
+      "check: list the journal's bad lines (exit 2 if any); salvage: move them to "
+      "journal.jsonl.bad and keep the rest, so that elasticd starts again");
   std::string journal_action;
   journal->add_option("ACTION", journal_action, "check or salvage")
       ->required()

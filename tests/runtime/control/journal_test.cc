@@ -1,13 +1,13 @@
 // The journal keeps every submitted job through crashes: we write real files, cut them mid-line
 // the way a crash would, and replay.
 #include "elastic/control/journal.h"
-#include "elastic/control/journal_salvage.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
+#include "elastic/control/journal_salvage.h"
 #include "temp_dir.h"
 
 namespace elastic::rt {
@@ -228,13 +228,13 @@ TEST(Journal, SalvageKeepsGoodRecordsAndSetsBadLinesAside) {
   {
     auto j = Journal::open(path);
     ASSERT_TRUE(j.ok());
-    ASSERT_TRUE(j->submitted(spec("a")).ok());         // line 1
-    ASSERT_TRUE(j->submitted(spec("b")).ok());         // line 2: garbled below
-    ASSERT_TRUE(j->submitted(spec("c")).ok());         // line 3
-    ASSERT_TRUE(j->started("a", {"n1"}, 2).ok());      // line 4
-    ASSERT_TRUE(j->submitted(spec("a")).ok());         // line 5: a second `submitted` for a
+    ASSERT_TRUE(j->submitted(spec("a")).ok());     // line 1
+    ASSERT_TRUE(j->submitted(spec("b")).ok());     // line 2: garbled below
+    ASSERT_TRUE(j->submitted(spec("c")).ok());     // line 3
+    ASSERT_TRUE(j->started("a", {"n1"}, 2).ok());  // line 4
+    ASSERT_TRUE(j->submitted(spec("a")).ok());     // line 5: a second `submitted` for a
     ASSERT_TRUE(j->append("started", "c", {{"nodes", 7}}).ok());  // line 6: nodes not a list
-    ASSERT_TRUE(j->finished("a", 1000).ok());          // line 7
+    ASSERT_TRUE(j->finished("a", 1000).ok());                     // line 7
   }
   std::string text = slurp(path);
   const auto second = text.find('\n') + 1;
