@@ -45,8 +45,8 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
   }
   const std::string event = r["event"].get<std::string>();
   const std::string id = r["job"].get<std::string>();
-  const double t = r.value("t", 0.0);
   try {
+    const double t = r.value("t", 0.0);  // inside: a "t" of the wrong type throws
     if (event == "submitted") {
       absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
       if (!spec.ok()) return spec.status();
@@ -139,8 +139,8 @@ absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay&
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!complete || record.is_discarded()) {
       applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
-    } else if (duplicates_are_bad && record.is_object() &&
-               record.value("event", "") == "submitted" && record.contains("job") &&
+    } else if (duplicates_are_bad && record.is_object() && record.contains("event") &&
+               record["event"] == "submitted" && record.contains("job") &&
                record["job"].is_string() &&
                std::any_of(out.jobs.begin(), out.jobs.end(), [&](const JobRecord& j) {
                  return j.spec.id == record["job"].get<std::string>();

@@ -240,13 +240,15 @@ TEST(Journal, SalvageKeepsGoodRecordsAndSetsBadLinesAside) {
   const auto second = text.find('\n') + 1;
   text[second] = '#';  // not JSON any more
   const std::string garbled = text.substr(second, text.find('\n', second) - second);
-  text += "{\"t\": 1, \"event\": \"fini";  // line 8: torn
+  text += "{\"event\": 3, \"job\": \"a\"}\n";  // line 8: event not a string
+  text += "{\"t\": \"x\", \"event\": \"finished\", \"job\": \"a\"}\n";  // line 9: threw
+  text += "{\"t\": 1, \"event\": \"fini";                               // line 10: torn
   testing::write_text(path, text);
   ASSERT_FALSE(replay_journal(path).ok());
 
   auto check = check_journal(path);
   ASSERT_TRUE(check.ok()) << check.status();
-  ASSERT_EQ(check->bad.size(), 4u);
+  ASSERT_EQ(check->bad.size(), 6u);
   EXPECT_EQ(check->bad[0].line, 2u);
   EXPECT_EQ(check->bad[0].reason, "not valid JSON");
   EXPECT_EQ(check->bad[0].text, garbled);
@@ -255,19 +257,23 @@ TEST(Journal, SalvageKeepsGoodRecordsAndSetsBadLinesAside) {
   EXPECT_EQ(check->bad[2].line, 6u);
   EXPECT_NE(check->bad[2].reason.find("'started' record"), std::string::npos);
   EXPECT_EQ(check->bad[3].line, 8u);
-  EXPECT_EQ(check->bad[3].reason, "incomplete line");
+  EXPECT_EQ(check->bad[3].reason, "record needs string fields 'event' and 'job'");
+  EXPECT_EQ(check->bad[4].line, 9u);
+  EXPECT_NE(check->bad[4].reason.find("'finished' record"), std::string::npos);
+  EXPECT_EQ(check->bad[5].line, 10u);
+  EXPECT_EQ(check->bad[5].reason, "incomplete line");
   EXPECT_EQ(check->replay.records, 4u);
   EXPECT_EQ(slurp(path), text) << "check must not change the file";
 
   auto salvaged = salvage_journal(path);
   ASSERT_TRUE(salvaged.ok()) << salvaged.status();
-  EXPECT_EQ(salvaged->bad.size(), 4u);
+  EXPECT_EQ(salvaged->bad.size(), 6u);
   const std::string side = slurp(bad_lines_path(path));
   EXPECT_EQ(bad_lines_path(path), dir / "journal.jsonl.bad");
   EXPECT_NE(side.find("# " + path.string() + ":2: not valid JSON\n" + garbled + "\n"),
             std::string::npos)
       << side;
-  EXPECT_NE(side.find(path.string() + ":8: incomplete line\n{\"t\": 1, \"event\": \"fini\n"),
+  EXPECT_NE(side.find(path.string() + ":10: incomplete line\n{\"t\": 1, \"event\": \"fini\n"),
             std::string::npos)
       << side;
   EXPECT_EQ((std::filesystem::status(path).permissions() & std::filesystem::perms::all),
