@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/node_mapping.h"
 #include "elastic/allocator/solvers.h"
 #include "fmt/format.h"
@@ -21,6 +22,15 @@ absl::Status field_error(std::string_view field, std::string_view message) {
 absl::Status check_non_negative(double value, std::string_view field) {
   if (!std::isfinite(value) || value < 0) {
     return field_error(field, fmt::format("must be finite and >= 0, got {}", value));
+  }
+  return absl::OkStatus();
+}
+
+// Seconds multiply table values in the objective: bounded so that the product stays finite.
+absl::Status check_seconds(double value, std::string_view field) {
+  if (absl::Status s = check_non_negative(value, field); !s.ok()) return s;
+  if (value > kMaxSeconds) {
+    return field_error(field, fmt::format("must be <= {:g}, got {:g}", kMaxSeconds, value));
   }
   return absl::OkStatus();
 }
@@ -79,8 +89,10 @@ int rank(SolveStatus status) {
 }  // namespace
 
 absl::Status validate_problem(const Problem& problem) {
-  if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0) {
-    return field_error("horizon_s", fmt::format("must be > 0, got {}", problem.horizon_s));
+  if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0 ||
+      problem.horizon_s > kMaxSeconds) {
+    return field_error(
+        "horizon_s", fmt::format("must be in (0, {:g}], got {:g}", kMaxSeconds, problem.horizon_s));
   }
   if (!(problem.time_limit_s > 0)) {
     return field_error("time_limit_s", fmt::format("must be > 0, got {}", problem.time_limit_s));
@@ -92,8 +104,8 @@ absl::Status validate_problem(const Problem& problem) {
     if (node.name.empty()) return field_error(field, "empty node name");
     const auto [it, inserted] = pool.emplace(node.name, i);
     if (!inserted) {
-      return field_error(
-          field, fmt::format("duplicate node '{}' (also nodes[{}])", node.name, it->second));
+      return field_error(field, fmt::format("duplicate node '{}' (also nodes[{}])",
+                                            echo_token(node.name), it->second));
     }
     if (std::isnan(node.expected_idle_s) || node.expected_idle_s < 0) {
       return field_error(fmt::format("{}.expected_idle_s", field),
@@ -109,20 +121,23 @@ absl::Status validate_problem(const Problem& problem) {
     const auto [id_it, id_new] = ids.emplace(job.id, j);
     if (!id_new) {
       return field_error(prefix + ".id", fmt::format("duplicate job id '{}' (also jobs[{}])",
-                                                     job.id, id_it->second));
+                                                     echo_token(job.id), id_it->second));
     }
     if (job.min_nodes < 1) {
       return field_error(prefix + ".min_nodes", fmt::format("must be >= 1, got {}", job.min_nodes));
+    }
+    if (job.max_nodes > kMaxNodes) {
+      return field_error(prefix + ".max_nodes",
+                         fmt::format("must be <= {}, got {}", kMaxNodes, job.max_nodes));
     }
     if (job.min_nodes > job.max_nodes) {
       return field_error(prefix + ".max_nodes",
                          fmt::format("min_nodes {} > max_nodes {}", job.min_nodes, job.max_nodes));
     }
-    if (absl::Status s = check_non_negative(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
+    if (absl::Status s = check_seconds(job.grow_stall_s, prefix + ".grow_stall_s"); !s.ok()) {
       return s;
     }
-    if (absl::Status s = check_non_negative(job.shrink_stall_s, prefix + ".shrink_stall_s");
-        !s.ok()) {
+    if (absl::Status s = check_seconds(job.shrink_stall_s, prefix + ".shrink_stall_s"); !s.ok()) {
       return s;
     }
     if (absl::Status s = check_non_negative(job.weight, prefix + ".weight"); !s.ok()) return s;
@@ -137,10 +152,10 @@ absl::Status validate_problem(const Problem& problem) {
       if (name.empty()) return field_error(field, "empty node name");
       const auto [it, inserted] = holder.emplace(name, j);
       if (!inserted) {
-        return field_error(
-            field, it->second == j
-                       ? fmt::format("node '{}' listed twice", name)
-                       : fmt::format("node '{}' is also held by jobs[{}]", name, it->second));
+        return field_error(field, it->second == j
+                                      ? fmt::format("node '{}' listed twice", echo_token(name))
+                                      : fmt::format("node '{}' is also held by jobs[{}]",
+                                                    echo_token(name), it->second));
       }
       const auto in_pool = pool.find(name);
       if (in_pool != pool.end() && problem.nodes[in_pool->second].kind != job.node_kind) {

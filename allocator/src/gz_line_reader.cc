@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 
+#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 
 namespace elastic::alloc {
@@ -25,6 +26,12 @@ absl::StatusOr<GzLineReader> GzLineReader::open(const std::string& path) {
 
 absl::StatusOr<bool> GzLineReader::next(std::string& line) {
   line.clear();
+  // Refused as soon as it is known, before the rest of the line costs memory.
+  auto too_long = [&] {
+    line.clear();
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: line longer than {} bytes", path_, line_number_ + 1, kMaxLineBytes));
+  };
   std::array<char, 4096> buffer{};
   bool got_any = false;
   while (true) {
@@ -42,10 +49,12 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
     const std::size_t n = std::strlen(buffer.data());
     line.append(buffer.data(), n);
     if (n > 0 && buffer[n - 1] == '\n') break;
+    if (line.size() > kMaxLineBytes + 1) return too_long();  // (+1: a '\r' may follow)
   }
   if (!got_any) return false;
   if (!line.empty() && line.back() == '\n') line.pop_back();
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > kMaxLineBytes) return too_long();
   ++line_number_;
   return true;
 }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <string>
 #include <unordered_set>
 
 #include "elastic/allocator/allocator.h"
+#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -50,7 +52,7 @@ absl::Status check_keys(const json& object, std::string_view field,
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       const std::string where = field.empty() ? key : fmt::format("{}.{}", field, key);
-      return field_error(where,
+      return field_error(echo_token(where),
                          fmt::format("unknown field (accepted: {})", fmt::join(allowed, ", ")));
     }
   }
@@ -96,13 +98,18 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
   }
   const json& nodes = value.at("nodes");
   const json& values = value.at(values_key);
+  if (nodes.size() > kMaxTableRows || values.size() > kMaxTableRows) {
+    return field_error(field, fmt::format("more than {} rows", kMaxTableRows));
+  }
   std::vector<int> counts;
   std::vector<double> numbers;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::string at = fmt::format("{}.nodes[{}]", field, i);
     absl::StatusOr<int> n = get_int(nodes[i], at);
     if (!n.ok()) return n.status();
-    if (*n < 0) return field_error(at, fmt::format("node count must be >= 0, got {}", *n));
+    if (*n < 0 || *n > kMaxNodes) {
+      return field_error(at, fmt::format("node count must be in [0, {}], got {}", kMaxNodes, *n));
+    }
     if (i > 0 && *n <= counts.back()) {
       return field_error(at,
                          fmt::format("node counts must increase ({} then {})", counts.back(), *n));
@@ -110,9 +117,12 @@ absl::StatusOr<PiecewiseLinear> get_table(const json& value, const std::string& 
     counts.push_back(*n);
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    absl::StatusOr<double> v =
-        get_non_negative(values[i], fmt::format("{}.{}[{}]", field, values_key, i));
+    const std::string at = fmt::format("{}.{}[{}]", field, values_key, i);
+    absl::StatusOr<double> v = get_non_negative(values[i], at);
     if (!v.ok()) return v.status();
+    if (*v > kMaxTableValue) {
+      return field_error(at, fmt::format("must be <= {:g}, got {:g}", kMaxTableValue, *v));
+    }
     numbers.push_back(*v);
   }
   if (counts.empty()) return field_error(fmt::format("{}.nodes", field), "empty table");
@@ -229,6 +239,67 @@ absl::StatusOr<Job> get_job(const json& value, const std::string& field) {
   return job;
 }
 
+// Follows the parse through nlohmann's callback so that an error the parser raises without a
+// position (number overflow) can name the field it was reading: "jobs[0].grow_stall_s".
+class JsonPath {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        frames_.push_back({false, "", 0});
+        break;
+      case json::parse_event_t::array_start:
+        frames_.push_back({true, "", 0});
+        break;
+      case json::parse_event_t::key:
+        frames_.back().key = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+  std::string str() const {
+    std::string out;
+    for (const Frame& f : frames_) {
+      if (f.array) {
+        out += fmt::format("[{}]", f.index);
+      } else {
+        out += fmt::format("{}{}", out.empty() ? "" : ".", echo_token(f.key));
+      }
+    }
+    return out.empty() ? "(top level)" : out;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;    // objects: the key being read
+    std::size_t index;  // arrays: the element being read
+  };
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
+
+// nlohmann ends a parse error with "last read: '<token>'", the whole token: cap it.
+std::string capped_parse_error(std::string_view message) {
+  constexpr std::string_view kLastRead = "last read: '";
+  const std::size_t at = message.find(kLastRead);
+  if (at == std::string_view::npos) return std::string(message);
+  std::string_view token = message.substr(at + kLastRead.size());
+  if (!token.empty() && token.back() == '\'') token.remove_suffix(1);
+  return fmt::format("{}{}'", message.substr(0, at + kLastRead.size()), echo_token(token));
+}
+
 }  // namespace
 
 std::string_view to_string(Objective objective) {
@@ -289,7 +360,8 @@ absl::StatusOr<Objective> parse_objective(std::string_view name) {
     if (name == to_string(o)) return o;
   }
   return absl::InvalidArgumentError(fmt::format(
-      "objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)", name));
+      "objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)",
+      echo_token(name)));
 }
 
 absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
@@ -297,8 +369,9 @@ absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
        {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
     if (name == to_string(s)) return s;
   }
-  return absl::InvalidArgumentError(fmt::format(
-      "solver: unknown solver '{}' (accepted: milp, dp, node-milp, equal-share)", name));
+  return absl::InvalidArgumentError(
+      fmt::format("solver: unknown solver '{}' (accepted: milp, dp, node-milp, equal-share)",
+                  echo_token(name)));
 }
 
 absl::StatusOr<Problem> problem_from_json(const json& value) {
@@ -314,6 +387,10 @@ absl::StatusOr<Problem> problem_from_json(const json& value) {
   }
   Problem problem;
   const json& nodes = value.at("nodes");
+  if (nodes.size() > static_cast<std::size_t>(kMaxNodes)) {
+    return field_error("nodes",
+                       fmt::format("{} nodes, more than the limit of {}", nodes.size(), kMaxNodes));
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     absl::StatusOr<Node> node = get_node(nodes[i], fmt::format("nodes[{}]", i));
     if (!node.ok()) return node.status();
@@ -355,11 +432,15 @@ absl::StatusOr<Problem> problem_from_json(const json& value) {
 
 absl::StatusOr<Problem> parse_problem_json(std::string_view text) {
   json value;
+  JsonPath path;
   try {
-    value = json::parse(text);
+    value = json::parse(text, std::ref(path));
   } catch (const json::parse_error& e) {
-    // nlohmann's message already says "at line L, column C".
-    return absl::InvalidArgumentError(e.what());
+    // nlohmann's message already says "at line L, column C"; the token it quotes may be huge.
+    return absl::InvalidArgumentError(capped_parse_error(e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double (1e999, id 406): nlohmann says what, not where.
+    return field_error(path.str(), e.id == 406 ? "number too large for a double" : e.what());
   }
   return problem_from_json(value);
 }

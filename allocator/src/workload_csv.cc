@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "elastic/allocator/gz_line_reader.h"
+#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 
 namespace elastic::alloc {
@@ -88,9 +90,9 @@ absl::StatusOr<double> parse_number(std::string_view text, const Where& where) {
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
-    return error_at(where, fmt::format("not a number: '{}'", t));
+    return error_at(where, fmt::format("not a number: '{}'", echo_token(t)));
   }
-  if (!std::isfinite(value)) return error_at(where, fmt::format("not finite: '{}'", t));
+  if (!std::isfinite(value)) return error_at(where, fmt::format("not finite: '{}'", echo_token(t)));
   return value;
 }
 
@@ -104,8 +106,9 @@ absl::StatusOr<double> parse_non_negative(std::string_view text, const Where& wh
 absl::StatusOr<int> parse_count(std::string_view text, const Where& where) {
   absl::StatusOr<double> value = parse_number(text, where);
   if (!value.ok()) return value.status();
-  if (*value < 0 || *value != std::floor(*value) || *value > 1e9) {
-    return error_at(where, fmt::format("must be a whole number of nodes >= 0, got {}", *value));
+  if (*value < 0 || *value != std::floor(*value) || *value > kMaxNodes) {
+    return error_at(where, fmt::format("must be a whole number of nodes in [0, {}], got {}",
+                                       kMaxNodes, *value));
   }
   return static_cast<int>(*value);
 }
@@ -132,6 +135,9 @@ absl::StatusOr<std::vector<double>> parse_list(const Field& field, const Where& 
     const Where at{where.path, where.line, base + first, name};
     absl::StatusOr<double> value = parse_number(t.substr(start, comma - start), at);
     if (!value.ok()) return value.status();
+    if (values.size() == kMaxTableRows) {
+      return error_at(where, fmt::format("more than {} values", kMaxTableRows));
+    }
     values.push_back(*value);
     if (comma == close) break;
     start = comma + 1;
@@ -166,7 +172,8 @@ absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
   const bool shape_ok = t.size() == 19 && t[4] == '-' && t[7] == '-' &&
                         (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':';
   if (!shape_ok || !year || !month || !day || !hour || !minute || !second) {
-    return error_at(where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'", t));
+    return error_at(
+        where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'", echo_token(t)));
   }
   constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
@@ -189,8 +196,9 @@ absl::StatusOr<PiecewiseLinear> parse_table(const std::vector<int>& counts, cons
     return error_at(where, fmt::format("{} values but Ns has {}", values->size(), counts.size()));
   }
   for (std::size_t i = 0; i < values->size(); ++i) {
-    if ((*values)[i] < 0) {
-      return error_at(where, fmt::format("[{}] must be >= 0, got {}", i, (*values)[i]));
+    if ((*values)[i] < 0 || (*values)[i] > kMaxTableValue) {
+      return error_at(
+          where, fmt::format("[{}] must be in [0, {:g}], got {}", i, kMaxTableValue, (*values)[i]));
     }
   }
   absl::StatusOr<PiecewiseLinear> table = PiecewiseLinear::create(counts, *values, where.name);
@@ -225,6 +233,7 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
   }
 
   std::vector<WorkloadJob> jobs;
+  std::unordered_map<std::string, std::size_t> id_line;  // job id -> the line that defines it
   while (true) {
     more = reader->next(line);
     if (!more.ok()) return more.status();
@@ -244,6 +253,10 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     WorkloadJob job;
     job.id = std::string(trim(at(0).text));
     if (job.id.empty()) return error_at(where(0), "empty job id");
+    if (const auto [it, inserted] = id_line.try_emplace(job.id, ln); !inserted) {
+      return error_at(where(0), fmt::format("duplicate job id '{}' (also on line {})",
+                                            echo_token(job.id), it->second));
+    }
     absl::StatusOr<double> tcup = parse_non_negative(at(1).text, where(1));
     if (!tcup.ok()) return tcup.status();
     absl::StatusOr<double> tcdw = parse_non_negative(at(2).text, where(2));
@@ -268,9 +281,10 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     for (std::size_t i = 0; i < ns->size(); ++i) {
       const std::string name = fmt::format("Ns[{}]", i);
       const double n = (*ns)[i];
-      if (n < 0 || n != std::floor(n) || n > 1e9) {
-        return error_at(Where{path, ln, at(7).column, name},
-                        fmt::format("must be a whole number of nodes >= 0, got {}", n));
+      if (n < 0 || n != std::floor(n) || n > kMaxNodes) {
+        return error_at(
+            Where{path, ln, at(7).column, name},
+            fmt::format("must be a whole number of nodes in [0, {}], got {}", kMaxNodes, n));
       }
       counts.push_back(static_cast<int>(n));
       if (i > 0 && counts[i] <= counts[i - 1]) {

@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocator.h"
+#include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/problem_json.h"
 #include "elastic/allocator/workload_csv.h"
 #include "fmt/core.h"
@@ -234,7 +235,7 @@ int main(int argc, char** argv) {
                                   "Build the problem from a BFTrainer workload CSV (.csv or .gz)")
                        ->excludes(problem);
   auto* nodes = app.add_option("--nodes", options.nodes, "Workload mode: nodes in the pool")
-                    ->check(CLI::Range(1, 1000000))
+                    ->check(CLI::Range(1, elastic::alloc::kMaxNodes))
                     ->needs(workload);
   workload->needs(nodes);
   app.add_option("--jobs", options.jobs, "Workload mode: use the first K jobs (default 10)")

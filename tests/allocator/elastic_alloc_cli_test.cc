@@ -117,6 +117,54 @@ TEST_F(Cli, SyntaxErrorUnknownFieldAndMissingFileExitTwo) {
   EXPECT_EQ(r.code, 2);
 }
 
+// Issue 16: `1e999` overflowed nlohmann's parser and exited 1 with "internal error", naming no
+// field; a number past the allocator's limits (horizon 1e308) reached the MILP.
+TEST_F(Cli, NumberOverflowAndLimitsExitTwoNamingTheField) {
+  std::string text = kGood;
+  text.replace(text.find("\"grow_stall_s\": 18"), 18, "\"grow_stall_s\": 1e999");
+  CliRun r = run("'" + write("overflow.json", text) + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("overflow.json: jobs[0].grow_stall_s: number too large"), std::string::npos)
+      << r.err;
+
+  text = kGood;
+  text.replace(text.find("9988"), 4, "1e999");
+  r = run("'" + write("table.json", text) + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("jobs[0].scaling.samples_per_s[3]: number too large"), std::string::npos)
+      << r.err;
+
+  json bad = json::parse(kGood);
+  bad["horizon_s"] = 1e308;
+  r = run("'" + write("horizon.json", bad.dump()) + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("horizon_s: must be in (0, 1e+07]"), std::string::npos) << r.err;
+
+  bad = json::parse(kGood);
+  bad["jobs"][0]["max_nodes"] = 2000000000;
+  r = run("'" + write("max_nodes.json", bad.dump()) + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("jobs[0].max_nodes: must be <= 1000000"), std::string::npos) << r.err;
+}
+
+// Issue 16: a bad token was echoed whole (a 2 MB token gave a 2 MB line).
+TEST_F(Cli, HugeTokenIsEchoedCapped) {
+  const std::string token(2'000'000, 'x');
+  json bad = json::parse(kGood);
+  bad["solver"] = token;
+  CliRun r = run("'" + write("solver.json", bad.dump()) + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("solver: unknown solver '" + std::string(64, 'x') + "... (2000000 bytes)'"),
+            std::string::npos)
+      << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 400u);
+
+  r = run("'" + write("unterminated.json", "{\"nodes\": [\"" + token) + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unterminated.json"), std::string::npos) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 400u);
+}
+
 TEST_F(Cli, HelpDescribesFormatsAndExitCodes) {
   const CliRun r = run("--help");
   EXPECT_EQ(r.code, 0);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "elastic/allocator/gz_line_reader.h"
+#include "elastic/allocator/input_limits.h"
 
 namespace elastic::alloc {
 namespace {
@@ -184,6 +185,55 @@ TEST_F(TempDir, MissingColumnAndWrongFieldCountAreErrors) {
   ASSERT_FALSE(jobs.ok());
   EXPECT_NE(jobs.status().message().find(short_row + ":2:"), std::string::npos)
       << jobs.status().message();
+}
+
+// Issue 16: a second J1 was reported only when the first allocation ran, naming no file or line.
+TEST_F(TempDir, DuplicateJobIdNamesBothLines) {
+  const std::string path = write("dup.csv", kHeader + kGood + "\n" + kGood + "\n");
+  auto jobs = load_workload_csv(path);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(jobs.status().message(), path + ":3:1: job: duplicate job id 'J1' (also on line 2)");
+}
+
+// Limits (input_limits.h) are refused with the field named, before anything sized by them.
+TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
+  const std::string nodes =
+      write("nodes.csv", kHeader +
+                             "J1,18,12,1,2000000000,1e8,2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\","
+                             "\"[0, 1]\"\n");
+  auto jobs = load_workload_csv(nodes);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.status().message().find(nodes + ":2:12: Jmax: must be a whole number of nodes in "
+                                                 "[0, 1000000], got 2000000000"),
+            std::string::npos)
+      << jobs.status().message();
+
+  std::string rows;
+  for (std::size_t i = 0; i <= kMaxTableRows; ++i) rows += (i ? ", " : "") + std::to_string(i);
+  const std::string table =
+      write("table.csv",
+            kHeader + "J1,18,12,1,4,1e8,2021-02-10 20:21:15,\"[" + rows + "]\",\"[0]\",\"[0]\"\n");
+  jobs = load_workload_csv(table);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.status().message().find("Ns: more than 10000 values"), std::string::npos)
+      << jobs.status().message().substr(0, 300);
+
+  const std::string line = write("line.csv", kHeader + std::string(kMaxLineBytes + 2, 'x') + "\n");
+  jobs = load_workload_csv(line);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().message(), line + ":2: line longer than 1048576 bytes");
+}
+
+TEST_F(TempDir, HugeTokenIsEchoedCapped) {
+  const std::string path =
+      write("token.csv", kHeader + "J1," + std::string(100'000, '7') +
+                             "x,12,1,4,1e8,"
+                             "2021-02-10 20:21:15,\"[0, 1]\",\"[0, 5]\",\"[0, 1]\"\n");
+  auto jobs = load_workload_csv(path);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().message(),
+            path + ":2:4: Tcup: not a number: '" + std::string(64, '7') + "... (100001 bytes)'");
 }
 
 TEST_F(TempDir, TruncatedGzipIsAnErrorNotAShortWorkload) {

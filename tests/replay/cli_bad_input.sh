@@ -20,4 +20,39 @@ printf 'node,idle_start_unix,idle_end_unix\n' > "$dir/empty.csv"
   --out "$dir/out" --no-plots 2> "$dir/err.txt"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "empty trace" "$dir/err.txt" || { echo "empty trace: rc=$rc"; cat "$dir/err.txt"; exit 1; }
+# Issue 16: each input below crashed (bad_alloc, exit 134), ran away, was accepted, exited with
+# CLI11's own code (106, 114, 105) or named no option. Each must exit 2 naming what is wrong.
+w="$data/workloads/hps-shufflenet-jobs-10J.csv.gz"
+job='1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1'
+printf '; MaxNodes: 2000000000\n%s\n' "$job" > "$dir/big.swf"
+printf '; MaxNodes: 9223372036854775807\n%s\n' "$job" > "$dir/huge.swf"
+printf '; MaxNodes: 8\n%s\n' "$job" > "$dir/ok.swf"
+token=$(head -c 100000 /dev/zero | tr '\0' x)
+expect() {  # expect "<message part>" args...: exit 2 and the message on stderr
+  want=$1
+  shift
+  "$replay" --workload "$w" --out "$dir/out" --no-plots "$@" > /dev/null 2> "$dir/err.txt"
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -qF -- "$want" "$dir/err.txt" && [ "$(wc -c < "$dir/err.txt")" -lt 400 ] || {
+    echo "expected exit 2 and '$want', got $rc:" | head -c 300; head -c 400 "$dir/err.txt"; exit 1; }
+}
+expect "big.swf:1: header MaxNodes: 2000000000 is outside [0, 1000000]" --trace "$dir/big.swf"
+expect "huge.swf:1: header MaxNodes: 9223372036854775808 is outside [0, 1000000]" --trace "$dir/huge.swf"
+expect "--capacity: Value 2000000000 not in range 0 to 1000000" --trace "$dir/ok.swf" --capacity 2000000000
+expect "--capacity: Value 10000000 not in range 0 to 1000000" --trace "$dir/ok.swf" --capacity 10000000
+expect "--capacity" --trace "$dir/ok.swf" --capacity x                         # was 106
+expect "--tile-days: 8.64e+11 copies of a trace of 100 s" --trace "$dir/ok.swf" --tile-days 1e9
+expect "--horizon: must be in (0, 1e+07] seconds, not 1e+308" --trace "$dir/ok.swf" --horizon 1e308
+expect "--bogus" --trace "$dir/ok.swf" --bogus                                  # was 114
+expect "--max-running: Value 0 not in range 1 to 1000000" --trace "$dir/ok.swf" --max-running 0  # was 105
+expect "--start: not a time: $(printf '%.64s' "$token")... (100000 bytes)" --trace "$dir/ok.swf" --start "$token"
+# An interval-CSV error names the file once.
+"$replay" --trace "$dir/bad.csv" --workload "$w" --out "$dir/out" --no-plots 2> "$dir/err.txt"
+[ "$(grep -o "bad.csv" "$dir/err.txt" | wc -l)" -eq 1 ] || { echo "file named twice:"; cat "$dir/err.txt"; exit 1; }
+# A duplicate job id in the workload is refused before the replay, naming file and line.
+printf 'job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os\nJ1,1,1,1,2,100,2021-02-10 20:21:15,"[1]","[1]","[1]"\nJ1,1,1,1,2,100,2021-02-10 20:21:15,"[1]","[1]","[1]"\n' > "$dir/dup.csv"
+"$replay" --trace "$dir/ok.swf" --workload "$dir/dup.csv" --out "$dir/out" --no-plots 2> "$dir/err.txt"
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "dup.csv:3:1: job: duplicate job id 'J1' (also on line 2)" "$dir/err.txt" || {
+  echo "duplicate id: rc=$rc"; cat "$dir/err.txt"; exit 1; }
 echo ok

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "elastic/allocator/input_limits.h"
 
 namespace elastic::replay {
 namespace {
@@ -33,12 +34,13 @@ absl::StatusOr<Columns> parse_header(absl::string_view file, absl::string_view l
                 : name == "censored"        ? &c.censored
                                             : nullptr;
     if (slot == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file, ":1: unknown column '", name,
-          "' (expected node,idle_start_unix,idle_end_unix[,duration_s][,censored])"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ":1: unknown column '", alloc::echo_token(name),
+                       "' (expected node,idle_start_unix,idle_end_unix[,duration_s][,censored])"));
     }
     if (*slot != kMissing) {
-      return absl::InvalidArgumentError(absl::StrCat(file, ":1: column '", name, "' appears twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ":1: column '", alloc::echo_token(name), "' appears twice"));
     }
     *slot = static_cast<int>(i);
   }
@@ -82,7 +84,7 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
     auto number = [&](int col, absl::string_view name, double& out) {
       if (!bad.ok() || col == kMissing) return;
       if (!absl::SimpleAtod(absl::StripAsciiWhitespace(f[col]), &out) || !std::isfinite(out)) {
-        bad = fail(name, absl::StrCat("not a number: '", f[col], "'"));
+        bad = fail(name, absl::StrCat("not a number: '", alloc::echo_token(f[col]), "'"));
       }
     };
     if (f.size() != cols->count) {
@@ -109,6 +111,9 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
     }
     if (bad.ok()) {
       auto [it, inserted] = node_index.try_emplace(node, static_cast<int>(trace.node_names.size()));
+      if (inserted && trace.node_names.size() == static_cast<std::size_t>(alloc::kMaxNodes)) {
+        return fail("node", absl::StrCat("more than ", alloc::kMaxNodes, " nodes"));
+      }
       if (inserted) {
         trace.node_names.push_back(node);
         last_end.push_back(-std::numeric_limits<double>::infinity());
@@ -116,8 +121,8 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
       iv.node = it->second;
       if (iv.start < last_end[iv.node]) {
         bad = fail("idle_start_unix",
-                   absl::StrCat("time goes backwards: node ", node, " is already idle until ",
-                                last_end[iv.node]));
+                   absl::StrCat("time goes backwards: node ", alloc::echo_token(node),
+                                " is already idle until ", last_end[iv.node]));
       }
     }
     if (!bad.ok()) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "elastic/allocator/input_limits.h"
 #include "elastic/replay/easy_backfill.h"
 
 namespace elastic::replay {
@@ -89,6 +90,11 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
   if (capacity <= 0) {
     return absl::InvalidArgumentError(
         "SWF log: no capacity (no MaxNodes/MaxProcs header); pass --capacity");
+  }
+  // One name and one idle interval per node are allocated below.
+  if (capacity > alloc::kMaxNodes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--capacity: ", capacity, " nodes, more than the limit of ", alloc::kMaxNodes));
   }
   InputStats stats = log.stats;
   std::vector<const SwfJob*> usable;

@@ -1,12 +1,15 @@
 #include "elastic/replay/swf_log.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "elastic/allocator/input_limits.h"
 
 namespace elastic::replay {
 namespace {
@@ -47,8 +50,15 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
       double v = 0.0;
       const bool known = key == "MaxNodes" || key == "MaxProcs" || key == "UnixStartTime";
       if (known && !header_number(value, v)) {
+        return absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": header ", key,
+                                                       ": not a number: '",
+                                                       alloc::echo_token(value), "'"));
+      }
+      const bool size = key == "MaxNodes" || key == "MaxProcs";
+      if (size && !(v >= 0 && v <= alloc::kMaxNodes)) {
         return absl::InvalidArgumentError(
-            absl::StrCat(file, ":", line_no, ": header ", key, ": not a number: '", value, "'"));
+            absl::StrFormat("%s:%d: header %s: %.0f is outside [0, %d]; pass --capacity", file,
+                            line_no, key, v, alloc::kMaxNodes));
       }
       if (key == "MaxNodes") log.max_nodes = static_cast<int>(v);
       if (key == "MaxProcs") max_procs = v;
@@ -74,7 +84,7 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
         if (!absl::SimpleAtod(f[k], &v[k]) || !std::isfinite(v[k])) {
           bad = absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": field ", k + 1, " (",
                                                         kFieldNames[k], "): not a number: '",
-                                                        f[k], "'"));
+                                                        alloc::echo_token(f[k]), "'"));
         }
       }
       if (bad.ok() && v[1] < 0) {
@@ -88,11 +98,14 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
       continue;
     }
     SwfJob job;
-    job.id = static_cast<std::int64_t>(v[0]);
+    // Casts stay in range: ids are whole numbers far below 2^63, and a job larger than any
+    // machine is cut to the capacity anyway.
+    job.id = static_cast<std::int64_t>(std::clamp(v[0], -1.0, 1e18));
     job.submit = log.unix_start + v[1];
     job.wait = v[2];
     job.run = v[3];
-    job.nodes = static_cast<int>(v[4] > 0 ? v[4] : v[7]);
+    job.nodes = static_cast<int>(
+        std::clamp(v[4] > 0 ? v[4] : v[7], -1.0, static_cast<double>(alloc::kMaxNodes) + 1));
     job.requested_time = v[8];
     log.jobs.push_back(job);
   }

@@ -1,18 +1,29 @@
 #include "elastic/replay/tile_trace.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/replay/input_options.h"
 
 namespace elastic::replay {
 
 absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s) {
   const double period = base.end - base.start;
-  if (!(period > 0) || !(span_s > 0)) {
+  if (!(period > 0) || !(span_s > 0) || !std::isfinite(span_s)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tile: cannot tile a trace of ", period, " s to ", span_s, " s"));
+        absl::StrCat("cannot tile a trace of ", period, " s to ", span_s, " s"));
   }
-  const int copies = static_cast<int>(std::ceil(span_s / period));
+  // Checked before the copies are allocated (and before the count is cast to int).
+  const double wanted = std::ceil(span_s / period);
+  const double holes =
+      wanted * static_cast<double>(std::max<std::size_t>(base.intervals.size(), 1));
+  if (!(holes <= static_cast<double>(kMaxTraceIntervals))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(wanted, " copies of a trace of ", period, " s with ", base.intervals.size(),
+                     " holes would be more than the limit of ", kMaxTraceIntervals, " holes"));
+  }
+  const int copies = static_cast<int>(wanted);
   HoleTrace out;
   out.node_names = base.node_names;
   out.stats = base.stats;

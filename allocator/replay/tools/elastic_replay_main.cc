@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
@@ -104,10 +106,13 @@ int main(int argc, char** argv) {
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
-  app.add_option("--max-running", max_running, "Jobs admitted at once")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-running", max_running, "Jobs admitted at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
   app.add_option("--time-limit", time_limit, "Solver time limit per call (s)")->capture_default_str();
   app.add_option("--format", format, "Trace format: auto | intervals | swf")->capture_default_str();
-  app.add_option("--capacity", capacity, "SWF machine size (default: header MaxNodes)");
+  app.add_option("--capacity", capacity, "SWF machine size (default: header MaxNodes)")
+      ->check(CLI::Range(0, alloc::kMaxNodes));
   app.add_option("--swf-schedule", schedule, "auto | recorded | easy")->capture_default_str();
   app.add_option("--start", start_arg, "Window start: Unix seconds, or +seconds after the trace start");
   app.add_option("--end", end_arg, "Window end: Unix seconds, or +seconds after the trace start");
@@ -115,26 +120,50 @@ int main(int argc, char** argv) {
                  "Synthetic trace: repeat the trace back to back to this many days (benchmarks)");
   app.add_flag("--lenient", lenient, "Skip malformed trace lines (counted in metrics.json)");
   app.add_flag("--no-plots", no_plots, "Write data only, do not run gnuplot");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kBadInput;  // --help is 0; CLI11's own codes are not ours
+  }
 
   auto bad = [](const std::string& what) {
     std::cerr << "elastic-replay: " << what << "\n";
     return kBadInput;
   };
+  using alloc::echo_token;
   std::vector<std::string> policies =
       compare.empty() ? std::vector<std::string>{solver}
                       : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
   for (const std::string& p : policies) {
-    if (!solver_kind(p)) return bad("unknown solver '" + p + "' (milp, dp, equal-share, node-milp)");
+    if (!solver_kind(p)) {
+      return bad("unknown solver '" + echo_token(p) + "' (milp, dp, equal-share, node-milp)");
+    }
   }
   static const std::map<std::string, alloc::Objective> kObjectives{
       {"throughput", alloc::Objective::kThroughput}, {"speedup", alloc::Objective::kSpeedup},
       {"weighted", alloc::Objective::kWeighted}, {"fair", alloc::Objective::kFair}};
-  if (!kObjectives.contains(objective)) return bad("unknown --objective '" + objective + "'");
-  if (!(horizon > 0)) return bad("--horizon must be > 0");
+  if (!kObjectives.contains(objective)) {
+    return bad("unknown --objective '" + echo_token(objective) + "'");
+  }
+  // The allocator's own limits, checked here so that the message names the option.
+  if (!(horizon > 0 && horizon <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--horizon: must be in (0, {:g}] seconds, not {:g}", alloc::kMaxSeconds,
+                           horizon));
+  }
+  if (!(time_limit > 0 && std::isfinite(time_limit))) {
+    return bad(
+        fmt::format("--time-limit: must be a positive number of seconds, not {:g}", time_limit));
+  }
+  if (!(tile_days >= 0 && std::isfinite(tile_days))) {
+    return bad(fmt::format("--tile-days: must be a positive number of days, not {:g}", tile_days));
+  }
   std::optional<TimeArg> start_t, end_t;
-  if (!start_arg.empty() && !(start_t = parse_time(start_arg))) return bad("--start: not a time: " + start_arg);
-  if (!end_arg.empty() && !(end_t = parse_time(end_arg))) return bad("--end: not a time: " + end_arg);
+  if (!start_arg.empty() && !(start_t = parse_time(start_arg))) {
+    return bad("--start: not a time: " + echo_token(start_arg));
+  }
+  if (!end_arg.empty() && !(end_t = parse_time(end_arg))) {
+    return bad("--end: not a time: " + echo_token(end_arg));
+  }
 
   // Holes.
   const replay::ReadOptions read{.lenient = lenient};
@@ -147,16 +176,19 @@ int main(int argc, char** argv) {
     so.capacity = capacity;
     if (schedule == "recorded") so.schedule = replay::SwfSchedule::kRecorded;
     else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
-    else if (schedule != "auto") return bad("unknown --swf-schedule '" + schedule + "'");
+    else if (schedule != "auto")
+      return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
     absl::StatusOr<replay::SwfLog> log = replay::load_swf(trace_path, read);
     if (!log.ok()) return bad(std::string(log.status().message()));
     trace = replay::holes_from_swf(*log, so);
+    // holes_from_swf does not know the file; load_interval_csv's messages start with it.
+    if (!trace.ok()) return bad(trace_path + ": " + std::string(trace.status().message()));
   } else if (format == "intervals") {
     trace = replay::load_interval_csv(trace_path, read);
   } else {
-    return bad("unknown --format '" + format + "'");
+    return bad("unknown --format '" + echo_token(format) + "'");
   }
-  if (!trace.ok()) return bad(trace_path + ": " + std::string(trace.status().message()));
+  if (!trace.ok()) return bad(std::string(trace.status().message()));
   if (start_t || end_t) {
     std::optional<double> lo, hi;
     const double base = trace->start;
@@ -170,7 +202,7 @@ int main(int argc, char** argv) {
 
   if (tile_days > 0) {
     trace = replay::tile_trace(*trace, tile_days * 86400.0);
-    if (!trace.ok()) return bad(std::string(trace.status().message()));
+    if (!trace.ok()) return bad("--tile-days: " + std::string(trace.status().message()));
   }
 
   absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);

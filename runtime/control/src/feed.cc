@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 #include "text.h"
 
@@ -19,7 +20,8 @@ std::optional<int> to_int(std::string_view s) {
 }
 
 absl::Status bad(std::string_view source, int line, std::string_view what, std::string_view token) {
-  return absl::InvalidArgumentError(fmt::format("{}:{}: {} '{}'", source, line, what, token));
+  return absl::InvalidArgumentError(
+      fmt::format("{}:{}: {} '{}'", source, line, what, elastic::alloc::echo_token(token)));
 }
 
 }  // namespace

@@ -50,11 +50,12 @@ absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
     lo = s >= kUnixTimeThreshold ? s : trace.start + s;
   }
   if (lo < trace.start || lo >= trace.end) {
+    // Printed as doubles: --start 1e300 is no long long (the cast was undefined and printed
+    // -9223372036854775808).
     return absl::InvalidArgumentError(fmt::format(
-        "--start: {} is outside the trace [{}, {}) (offsets count from the trace's start; it is {} "
-        "s long)",
-        static_cast<long long>(lo), static_cast<long long>(trace.start),
-        static_cast<long long>(trace.end), static_cast<long long>(trace.end - trace.start)));
+        "--start: {:.15g} is outside the trace [{:.15g}, {:.15g}) (offsets count from the trace's "
+        "start; it is {:.15g} s long)",
+        lo, trace.start, trace.end, trace.end - trace.start));
   }
   double hi = trace.end;
   if (options.duration) {

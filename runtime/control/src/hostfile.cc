@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "elastic/allocator/input_limits.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
 #include "text.h"
@@ -45,7 +46,7 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
     if (tokens.empty()) continue;
     const auto error = [&](std::string_view what, std::string_view token) {
       return absl::InvalidArgumentError(
-          fmt::format("{}:{}: {} '{}'", source, line_no, what, token));
+          fmt::format("{}:{}: {} '{}'", source, line_no, what, elastic::alloc::echo_token(token)));
     };
     HostEntry entry;
     entry.name = std::string(tokens[0]);

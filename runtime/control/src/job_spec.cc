@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "elastic/allocator/input_limits.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
 #include "text.h"
@@ -154,7 +155,8 @@ absl::Status assign_int(const toml::node& value, std::string_view field, const E
 
 absl::Status validate_job_id(std::string_view id) {
   if (id.empty() || id.size() > 64) {
-    return absl::InvalidArgumentError(fmt::format("job id '{}' must be 1 to 64 characters", id));
+    return absl::InvalidArgumentError(
+        fmt::format("job id '{}' must be 1 to 64 characters", elastic::alloc::echo_token(id)));
   }
   if (id.front() == '.' || id.front() == '-') {
     return absl::InvalidArgumentError(

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/event_log.h"
@@ -44,8 +45,8 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
   }
   const std::string event = r["event"].get<std::string>();
   const std::string id = r["job"].get<std::string>();
-  const double t = r.value("t", 0.0);
   try {
+    const double t = r.value("t", 0.0);  // inside: a "t" of the wrong type throws
     if (event == "submitted") {
       absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
       if (!spec.ok()) return spec.status();
@@ -69,7 +70,9 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       if (warnings) warnings->push_back(fmt::format("'{}' for unknown job {} ignored", event, id));
       return absl::OkStatus();
     }
-    JobRecord& job = *it;
+    // Changed on a copy, so that a record that fails half-way (a field of the wrong type) leaves
+    // the job as it was: check_journal sets such a line aside and goes on.
+    JobRecord job = *it;
     if (event == "started") {
       job.state = JobState::kRunning;
       job.started_at = t;
@@ -102,53 +105,106 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
     } else {
       if (warnings) warnings->push_back(fmt::format("unknown event '{}' ignored", event));
     }
+    *it = std::move(job);
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("'{}' record: {}", event, e.what()));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) {
-  JournalReplay out;
-  absl::StatusOr<std::string> text = read_file(path);
-  if (absl::IsNotFound(text.status())) return out;
-  if (!text.ok()) return text.status();
+namespace {
+
+// What scan() does with a line it cannot apply: (line number, the line, whether it is the last
+// one, why). An error stops the scan and is returned.
+using BadLine =
+    std::function<absl::Status(std::size_t, std::string_view, bool, const std::string&)>;
+
+// Applies the journal `text` line by line to out.jobs; each good line is counted (and appended to
+// `good`, when given, with its newline). With `duplicates_are_bad`, a second `submitted` for a job
+// already known is a bad line (check/salvage); otherwise it is applied, which keeps the first.
+absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay& out,
+                  std::string* good, const BadLine& bad) {
   std::size_t pos = 0;
-  int line_no = 0;
-  while (pos < text->size()) {
+  std::size_t line_no = 0;
+  while (pos < text.size()) {
     ++line_no;
-    const std::size_t nl = text->find('\n', pos);
-    const bool last = nl == std::string::npos || nl + 1 == text->size();
-    const std::string_view line(text->data() + pos,
-                                (nl == std::string::npos ? text->size() : nl) - pos);
+    const std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos || nl + 1 == text.size();
+    const std::string_view line =
+        text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
+    const std::size_t next = nl == std::string_view::npos ? text.size() : nl + 1;
     // A line without its newline was never completely written (we fsync after the '\n').
-    const bool complete = nl != std::string::npos;
+    const bool complete = nl != std::string_view::npos;
     absl::Status applied;
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!complete || record.is_discarded()) {
       applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
+    } else if (duplicates_are_bad && record.is_object() && record.contains("event") &&
+               record["event"] == "submitted" && record.contains("job") &&
+               record["job"].is_string() &&
+               std::any_of(out.jobs.begin(), out.jobs.end(), [&](const JobRecord& j) {
+                 return j.spec.id == record["job"].get<std::string>();
+               })) {
+      applied = absl::AlreadyExistsError(
+          fmt::format("job {} submitted again; the first submission is kept",
+                      record["job"].get<std::string>()));
     } else {
       applied = apply_journal_record(record, out.jobs, &out.warnings);
     }
-    if (!applied.ok()) {
-      if (last) {
-        out.torn_tail = true;
-        out.warnings.push_back(fmt::format("{}:{}: torn last record dropped ({})", path.string(),
-                                           line_no, std::string(applied.message())));
-        break;
-      }
-      return absl::DataLossError(fmt::format("{}:{}: bad journal record ({}); refusing to guess",
-                                             path.string(), line_no,
-                                             std::string(applied.message())));
+    if (applied.ok()) {
+      ++out.records;
+      out.valid_bytes = next;
+      if (good != nullptr) good->append(text.data() + pos, next - pos);
+    } else if (absl::Status s = bad(line_no, line, last, std::string(applied.message())); !s.ok()) {
+      return s;
     }
-    ++out.records;
-    pos = nl + 1;
-    out.valid_bytes = pos;
+    pos = next;
   }
   // Jobs that were running when the previous daemon died must run again.
   for (JobRecord& j : out.jobs) {
     if (j.state == JobState::kRunning) j.state = JobState::kToRestart;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) {
+  JournalReplay out;
+  absl::StatusOr<std::string> text = read_file(path);
+  if (absl::IsNotFound(text.status())) return out;
+  if (!text.ok()) return text.status();
+  absl::Status s =
+      scan(*text, /*duplicates_are_bad=*/false, out, nullptr,
+           [&](std::size_t line_no, std::string_view, bool last, const std::string& why) {
+             if (!last) {
+               return absl::DataLossError(
+                   fmt::format("{}:{}: bad journal record ({}); refusing to guess (`elastic "
+                               "journal check` lists every bad line, `elastic journal salvage` "
+                               "sets them aside)",
+                               path.string(), line_no, why));
+             }
+             out.torn_tail = true;
+             out.warnings.push_back(
+                 fmt::format("{}:{}: torn last record dropped ({})", path.string(), line_no, why));
+             return absl::OkStatus();
+           });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<JournalCheck> check_journal(const std::filesystem::path& path) {
+  JournalCheck out;
+  absl::StatusOr<std::string> text = read_file(path);
+  if (absl::IsNotFound(text.status())) return out;
+  if (!text.ok()) return text.status();
+  absl::Status s =
+      scan(*text, /*duplicates_are_bad=*/true, out.replay, &out.good_text,
+           [&](std::size_t line_no, std::string_view line, bool, const std::string& why) {
+             out.bad.push_back({line_no, why, std::string(line)});
+             return absl::OkStatus();
+           });
+  if (!s.ok()) return s;
   return out;
 }
 

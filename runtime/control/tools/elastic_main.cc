@@ -17,6 +17,7 @@
 #include "elastic/control/hostfile.h"
 #include "elastic/control/job_spec.h"
 #include "elastic/control/journal.h"
+#include "elastic/control/journal_salvage.h"
 #include "elastic/control/state_dir.h"
 #include "elastic/control/status.h"
 #include "elastic/control/up_command.h"
@@ -289,6 +290,43 @@ int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   return kOk;
 }
 
+// `journal check`: every bad line with its number (exit 2 if any). `journal salvage`: the bad
+// lines moved to journal.jsonl.bad and the journal rewritten (journal_salvage.h); refused while a
+// daemon runs, and the daemon's lock is held meanwhile so that none starts.
+int cmd_journal(const fs::path& state_dir, const std::string& action) {
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir, /*create=*/false);
+  if (!dir.ok()) return fail(dir.status());
+  const fs::path path = dir->journal_path();
+  absl::StatusOr<JournalCheck> check;
+  if (action == "salvage") {
+    absl::StatusOr<DaemonLock> lock = DaemonLock::acquire(*dir);
+    if (!lock.ok()) return fail(lock.status());
+    check = salvage_journal(path);
+  } else {
+    check = check_journal(path);
+  }
+  if (!check.ok()) return fail(check.status());
+  for (const BadJournalLine& b : check->bad) {
+    std::cout << fmt::format("{}:{}: {}\n", path.string(), b.line, b.reason);
+  }
+  const std::size_t jobs = check->replay.jobs.size(), records = check->replay.records;
+  if (check->bad.empty()) {
+    std::cout << fmt::format("{}: clean, {} records, {} jobs\n", path.string(), records, jobs);
+    return kOk;
+  }
+  if (action == "salvage") {
+    std::cout << fmt::format("{}: kept {} records ({} jobs); moved {} bad line(s) to {}\n",
+                             path.string(), records, jobs, check->bad.size(),
+                             bad_lines_path(path).string());
+    return kOk;
+  }
+  std::cout << fmt::format(
+      "{}: {} bad line(s), {} good records ({} jobs); `elastic journal salvage` keeps the good "
+      "ones and moves the bad ones to {}\n",
+      path.string(), check->bad.size(), records, jobs, bad_lines_path(path).string());
+  return kBadInput;
+}
+
 struct UpArgs {
   fs::path hostfile, mpirun, elasticd, agent;
   int fake_nodes = 0;
@@ -451,6 +489,15 @@ int main(int argc, char** argv) {
   feed->add_option("--speed", trace_args.speed, "trace: trace seconds per wall second (600)")
       ->check(CLI::PositiveNumber);
 
+  auto* journal = app.add_subcommand(
+      "journal",
+      "check: list the journal's bad lines (exit 2 if any); salvage: move them to "
+      "journal.jsonl.bad and keep the rest, so that elasticd starts again");
+  std::string journal_action;
+  journal->add_option("ACTION", journal_action, "check or salvage")
+      ->required()
+      ->check(CLI::IsMember({"check", "salvage"}));
+
   auto* up = app.add_subcommand("up", "Start elasticd under mpirun (or print the line)");
   UpArgs up_args;
   up->add_option("--hostfile", up_args.hostfile, "The hostfile elasticd watches");
@@ -488,6 +535,7 @@ int main(int argc, char** argv) {
     if (*feed && feed_kind == "trace") return cmd_feed_trace(trace_args, feed_out, feed_slots);
     if (*feed) return cmd_feed(feed_kind, feed_input, feed_out, feed_slots, feed_every);
     if (*up) return cmd_up(state_dir, std::move(up_args));
+    if (*journal) return cmd_journal(state_dir, journal_action);
   } catch (const std::exception& e) {
     std::cerr << "elastic: " << e.what() << "\n";
     return kRuntimeError;

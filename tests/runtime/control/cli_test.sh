@@ -148,6 +148,11 @@ feed)
   expect_rc 0 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n1 idle 8"
   [ "$(cat "$tmp/hosts")" = "n1 slots=8" ] || fail "stdin feed"
   expect_rc 2 "$elastic" feed lsf --input x --hostfile "$tmp/hosts"
+  # Issue 16: --start 1e300 printed "-9223372036854775808 is outside the trace" (UB cast).
+  printf 'node,idle_start_unix,idle_end_unix\nn1,1000,2000\n' >"$tmp/trace.csv"
+  expect_rc 2 "$elastic" feed trace --trace "$tmp/trace.csv" --hostfile "$tmp/hosts" --nodes 1 --start 1e300
+  contains "$err" "--start: 1e+300 is outside the trace [1000, 2000)"
+  lacks "$err" "-9223372036854775808"
   ;;
 up)
   # Fake nodes are labels: mpirun gets neither the hostfile nor a launch agent.
@@ -266,9 +271,45 @@ nodes)
   contains "$out" "NODE"
   expect_rc 2 "$elastic" --state-dir "$tmp/nowhere" nodes
   ;;
+journal)
+  # Issue 16: a corrupt middle line stops elasticd ("refusing to guess"); check lists every bad
+  # line, salvage keeps the good records and sets the bad ones aside so the daemon can start.
+  mkdir -m 0700 -p "$tmp/state"
+  expect_rc 0 "$elastic" journal check
+  contains "$out" "clean, 0 records"
+  spec='"spec": {"id": "ID", "command": "/bin/true", "max_nodes": 2}'
+  { echo "{\"t\": 1, \"event\": \"submitted\", \"job\": \"a\", ${spec/ID/a}}"
+    echo '{"t": 2, "event": "subm#tted", "job": "b", garbled'
+    echo "{\"t\": 3, \"event\": \"submitted\", \"job\": \"c\", ${spec/ID/c}}"
+    echo "{\"t\": 4, \"event\": \"submitted\", \"job\": \"a\", ${spec/ID/a}}"
+    echo '{"t": 5, "event": "finished", "job": "a", "samples_done": 10}'; } >"$tmp/state/journal.jsonl"
+  cp "$tmp/state/journal.jsonl" "$tmp/before"
+  expect_rc 1 "$elastic" status  # what elasticd meets at start, too
+  contains "$err" "journal.jsonl:2: bad journal record (not valid JSON); refusing to guess"
+  contains "$err" "elastic journal salvage"
+  expect_rc 2 "$elastic" journal check
+  contains "$out" "$tmp/state/journal.jsonl:2: not valid JSON"
+  contains "$out" "$tmp/state/journal.jsonl:4: job a submitted again; the first submission is kept"
+  contains "$out" "2 bad line(s), 3 good records (2 jobs)"
+  cmp -s "$tmp/state/journal.jsonl" "$tmp/before" || fail "check changed the journal"
+  expect_rc 0 "$elastic" journal salvage
+  contains "$out" "kept 3 records (2 jobs); moved 2 bad line(s) to $tmp/state/journal.jsonl.bad"
+  [ "$(cat "$tmp/state/journal.jsonl.bad")" = "$(printf '# %s:2: not valid JSON\n%s\n# %s:4: job a submitted again; the first submission is kept\n%s' \
+    "$tmp/state/journal.jsonl" "$(sed -n 2p "$tmp/before")" "$tmp/state/journal.jsonl" "$(sed -n 4p "$tmp/before")")" ] \
+    || fail "side file: $(cat "$tmp/state/journal.jsonl.bad")"
+  [ "$(cat "$tmp/state/journal.jsonl")" = "$(sed -n '1p;3p;5p' "$tmp/before")" ] || fail "salvaged journal: $(cat "$tmp/state/journal.jsonl")"
+  [ "$(stat -c %a "$tmp/state/journal.jsonl" "$tmp/state/journal.jsonl.bad" | tr '\n' ' ')" = "600 600 " ] \
+    || fail "salvaged files are not 0600"
+  expect_rc 0 "$elastic" journal check
+  contains "$out" "clean, 3 records, 2 jobs"
+  expect_rc 0 "$elastic" status --json
+  contains "$out" '"finished"'
+  expect_rc 2 "$elastic" journal repair
+  expect_rc 2 "$elastic" --state-dir "$tmp/nowhere" journal check
+  ;;
 usage)
   expect_rc 0 "$elastic" --help
-  for sub in submit status cancel nodes feed up; do contains "$out" "$sub"; done
+  for sub in submit status cancel nodes feed up journal; do contains "$out" "$sub"; done
   expect_rc 2 "$elastic"
   expect_rc 2 "$elastic" frobnicate
   expect_rc 2 "$elastic" submit

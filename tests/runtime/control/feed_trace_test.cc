@@ -226,6 +226,11 @@ TEST(FeedTrace, BadOptionsAreNamed) {
   EXPECT_NE(message(o).find("--start"), std::string::npos);
   o.start = kBase + 5000;
   EXPECT_NE(message(o).find("--start"), std::string::npos);
+  // Issue 16: printed "-9223372036854775808 is outside the trace" (a double cast to long long).
+  o.start = 1e300;
+  const std::string huge = message(o);
+  EXPECT_EQ(huge.rfind("--start: 1e+300 is outside the trace [", 0), 0u) << huge;
+  EXPECT_EQ(huge.find("-9223372036854775808"), std::string::npos) << huge;
   o.start.reset();
   o.duration = 0;
   EXPECT_NE(message(o).find("--duration"), std::string::npos);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "elastic/control/journal_salvage.h"
 #include "temp_dir.h"
 
 namespace elastic::rt {
@@ -211,6 +212,87 @@ TEST(Journal, CorruptMiddleLineIsDataLossNamingTheLine) {
   EXPECT_NE(std::string(r.status().message()).find("journal.jsonl:2:"), std::string::npos)
       << r.status();
   EXPECT_FALSE(Journal::open(path).ok());
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Issue 16: one corrupt middle line stops elasticd (above); check lists every bad line, salvage
+// keeps every record that replays, moves the rest to journal.jsonl.bad with their line numbers,
+// and the journal opens again (what the daemon does first).
+TEST(Journal, SalvageKeepsGoodRecordsAndSetsBadLinesAside) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(j->submitted(spec("a")).ok());     // line 1
+    ASSERT_TRUE(j->submitted(spec("b")).ok());     // line 2: garbled below
+    ASSERT_TRUE(j->submitted(spec("c")).ok());     // line 3
+    ASSERT_TRUE(j->started("a", {"n1"}, 2).ok());  // line 4
+    ASSERT_TRUE(j->submitted(spec("a")).ok());     // line 5: a second `submitted` for a
+    ASSERT_TRUE(j->append("started", "c", {{"nodes", 7}}).ok());  // line 6: nodes not a list
+    ASSERT_TRUE(j->finished("a", 1000).ok());                     // line 7
+  }
+  std::string text = slurp(path);
+  const auto second = text.find('\n') + 1;
+  text[second] = '#';  // not JSON any more
+  const std::string garbled = text.substr(second, text.find('\n', second) - second);
+  text += "{\"event\": 3, \"job\": \"a\"}\n";  // line 8: event not a string
+  text += "{\"t\": \"x\", \"event\": \"finished\", \"job\": \"a\"}\n";  // line 9: threw
+  text += "{\"t\": 1, \"event\": \"fini";                               // line 10: torn
+  testing::write_text(path, text);
+  ASSERT_FALSE(replay_journal(path).ok());
+
+  auto check = check_journal(path);
+  ASSERT_TRUE(check.ok()) << check.status();
+  ASSERT_EQ(check->bad.size(), 6u);
+  EXPECT_EQ(check->bad[0].line, 2u);
+  EXPECT_EQ(check->bad[0].reason, "not valid JSON");
+  EXPECT_EQ(check->bad[0].text, garbled);
+  EXPECT_EQ(check->bad[1].line, 5u);
+  EXPECT_EQ(check->bad[1].reason, "job a submitted again; the first submission is kept");
+  EXPECT_EQ(check->bad[2].line, 6u);
+  EXPECT_NE(check->bad[2].reason.find("'started' record"), std::string::npos);
+  EXPECT_EQ(check->bad[3].line, 8u);
+  EXPECT_EQ(check->bad[3].reason, "record needs string fields 'event' and 'job'");
+  EXPECT_EQ(check->bad[4].line, 9u);
+  EXPECT_NE(check->bad[4].reason.find("'finished' record"), std::string::npos);
+  EXPECT_EQ(check->bad[5].line, 10u);
+  EXPECT_EQ(check->bad[5].reason, "incomplete line");
+  EXPECT_EQ(check->replay.records, 4u);
+  EXPECT_EQ(slurp(path), text) << "check must not change the file";
+
+  auto salvaged = salvage_journal(path);
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_EQ(salvaged->bad.size(), 6u);
+  const std::string side = slurp(bad_lines_path(path));
+  EXPECT_EQ(bad_lines_path(path), dir / "journal.jsonl.bad");
+  EXPECT_NE(side.find("# " + path.string() + ":2: not valid JSON\n" + garbled + "\n"),
+            std::string::npos)
+      << side;
+  EXPECT_NE(side.find(path.string() + ":10: incomplete line\n{\"t\": 1, \"event\": \"fini\n"),
+            std::string::npos)
+      << side;
+  EXPECT_EQ((std::filesystem::status(path).permissions() & std::filesystem::perms::all),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  JournalReplay replay;
+  auto reopened = Journal::open(path, &replay);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ(replay.records, 4u);
+  EXPECT_TRUE(replay.warnings.empty());
+  ASSERT_EQ(replay.jobs.size(), 2u);
+  EXPECT_EQ(find(replay, "a")->state, JobState::kFinished);
+  EXPECT_EQ(find(replay, "c")->state, JobState::kQueued);
+  EXPECT_EQ(find(replay, "b"), nullptr);
+
+  auto clean = check_journal(path);
+  ASSERT_TRUE(clean.ok());
+  EXPECT_TRUE(clean->bad.empty());
+  EXPECT_EQ(slurp(bad_lines_path(path)), side) << "a clean journal leaves the side file alone";
 }
 
 TEST(Journal, MissingFileIsEmptyAndUnknownJobsWarn) {

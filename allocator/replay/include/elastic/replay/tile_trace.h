@@ -8,7 +8,8 @@
 namespace elastic::replay {
 
 // Copies of `base` shifted by multiples of its span until `span_s` seconds are covered, then cut
-// there. Holes that touch across a seam become one. InvalidArgument when base spans no time.
+// there. Holes that touch across a seam become one. InvalidArgument when base spans no time or
+// the copies would hold more than kMaxTraceIntervals holes (input_options.h).
 absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s);
 
 }  // namespace elastic::replay

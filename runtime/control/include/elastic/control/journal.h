@@ -4,7 +4,8 @@
 // A job the daemon took off its nodes without ending it (e.g. all of them were taken back) is
 // "requeued": it waits for nodes again, to restart from its checkpoint, as after a crash.
 // A torn last line (crash mid-write) is dropped and truncated away; a bad line elsewhere is
-// data loss and refuses to replay, naming the line.
+// data loss and refuses to replay, naming the line: the operator's way forward is
+// check_journal / salvage_journal (journal_salvage.h; `elastic journal check|salvage`).
 //
 // Line format: {"t": <unix seconds>, "event": "<type>", "job": "<id>", ...details}
 //   submitted {"spec": JobSpec JSON}        started   {"nodes": [...], "ranks": N}
@@ -58,7 +59,26 @@ struct JournalReplay {
 // Replays a journal file (a missing file is an empty journal). DataLoss names "<path>:<line>"
 // for a malformed line that is not the last one.
 absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path);
-// Applies one record to `jobs` (exposed for the daemon's in-memory view and for tests).
+
+// A line replay cannot use: malformed, torn, or a second `submitted` for a job already known.
+struct BadJournalLine {
+  std::size_t line = 0;  // 1-based
+  std::string reason;
+  std::string text;  // the line as found, without its newline
+};
+
+// Every line checked, none refused: `replay` is what the good lines give (replay_journal of a
+// journal holding only them), `bad` lists every other line in order, `good_text` is the good
+// lines, each with its newline. A missing file is an empty, clean journal.
+struct JournalCheck {
+  JournalReplay replay;
+  std::vector<BadJournalLine> bad;
+  std::string good_text;
+};
+absl::StatusOr<JournalCheck> check_journal(const std::filesystem::path& path);
+
+// Applies one record to `jobs` (exposed for the daemon's in-memory view and for tests). A record
+// that fails leaves `jobs` unchanged.
 absl::Status apply_journal_record(const nlohmann::json& record, std::vector<JobRecord>& jobs,
                                   std::vector<std::string>* warnings = nullptr);
 
