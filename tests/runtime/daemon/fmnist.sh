@@ -49,6 +49,11 @@ case_churn_kill() {
     sleep 1.5
     i=$((i + 1))
     if [ -z "$killed" ] && ((i == 3)); then
+      # A loss, not a loss racing a shrink: first let the job settle on exactly this pool, so the
+      # victim is a node the hostfile keeps (a node killed while it leaves is only released).
+      want=$(for x in $s; do echo "h$x"; done | sort | xargs)
+      wait_for 60 "[ \"\$(job_nodes f | tr ' ' '\n' | sort | xargs)\" = \"$want\" ]" ||
+        fail "the job did not settle on $want: $(job_nodes f)"
       killed=$(job_nodes f | awk '{print $NF}')
       [ -n "$killed" ] || fail "no node to kill"
       kill_node "$killed"
