@@ -110,7 +110,9 @@ TEST(FakeNodes, NamesArePaddedAndParseBack) {
   }
 }
 
-TEST(UpCommand, ClusterModeGivesMpirunTheHostfileAndAgent) {
+// On a cluster mpirun knows only this node: elasticd adds granted nodes as it spawns there
+// (PMIX_ADD_HOST), so the hostfile goes to elasticd alone; the agent starts PRRTE's daemons.
+TEST(UpCommand, ClusterModeGivesElasticdTheHostfileAndMpirunTheAgent) {
   UpOptions o;
   o.mpirun = "/opt/ompi/bin/mpirun";
   o.elasticd = "/usr/bin/elasticd";
@@ -121,8 +123,8 @@ TEST(UpCommand, ClusterModeGivesMpirunTheHostfileAndAgent) {
   o.elasticd_args = {"--grace-s", "10"};
   EXPECT_EQ(shell_join(compose_up_command(o)),
             "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
-            "/usr/bin/rsh --hostfile '/s/granted hosts' --mca coll '^han' /usr/bin/elasticd "
-            "--hostfile '/s/granted hosts' --state-dir /s --grace-s 10");
+            "/usr/bin/rsh --mca coll '^han' /usr/bin/elasticd --hostfile '/s/granted hosts' "
+            "--state-dir /s --grace-s 10");
   o.launch_agent.clear();
   const auto plain = compose_up_command(o);
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "--prtemca"), 0);
