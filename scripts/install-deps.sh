@@ -54,7 +54,12 @@ build_openmpi() {
   if [ -n "${MPI_HOME:-}" ] && has_ulfm "$MPI_HOME"; then
     say "Open MPI: using MPI_HOME=$MPI_HOME (has ULFM)"; PREFIX=$MPI_HOME; return
   fi
-  if has_ulfm "$PREFIX"; then say "Open MPI: cached at $PREFIX"; return; fi
+  # Our own prefix counts only once its build finished (the marker is written last): a build that
+  # was cut off mid-install leaves a prefix that looks complete and is not.
+  if has_ulfm "$PREFIX" && [ -f "$PREFIX/.libelastic-complete" ]; then
+    say "Open MPI: cached at $PREFIX"; return
+  fi
+  rm -rf "$PREFIX"
   say "Open MPI $OMPI_VERSION: fetching Debian trixie source package (deb-src only)"
   local work=$CACHE/src lists=$CACHE/apt-trixie-src
   mkdir -p "$work" "$lists/lists/partial"
@@ -88,6 +93,7 @@ build_openmpi() {
   cd - >/dev/null
   rm -rf "$work/openmpi-$OMPI_VERSION"
   has_ulfm "$PREFIX" || { say "Open MPI: build finished but ULFM headers are missing in $PREFIX"; exit 1; }
+  touch "$PREFIX/.libelastic-complete"
   say "Open MPI: installed at $PREFIX"
 }
 
