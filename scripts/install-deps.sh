@@ -59,7 +59,7 @@ build_openmpi() {
   if has_ulfm "$PREFIX" && [ -f "$PREFIX/.libelastic-complete" ]; then
     say "Open MPI: cached at $PREFIX"; return
   fi
-  rm -rf "$PREFIX"
+  case $PREFIX in "$CACHE"/*) rm -rf "$PREFIX" ;; esac  # never a prefix outside our cache
   say "Open MPI $OMPI_VERSION: fetching Debian trixie source package (deb-src only)"
   local work=$CACHE/src lists=$CACHE/apt-trixie-src
   mkdir -p "$work" "$lists/lists/partial"
