@@ -6,6 +6,7 @@
 #   box.sh down          kill every process on every host, remove the namespaces (idempotent)
 #   box.sh exec HOST CMD run CMD on HOST (its hostname, network, /etc/hosts, /tmp, /dev/shm)
 #   box.sh kill HOST     SIGKILL every process on HOST (its PRRTE daemon included): a node loss
+#   box.sh kill-all      the same on every host (what a test leaves behind), keeping the box up
 #   box.sh pids HOST     the pids of the processes on HOST
 #   box.sh agent HOST CMD...   PRRTE's launch agent (plm_ssh_agent): runs CMD on HOST as ssh would
 #   box.sh mpirun-args   the mpirun options that make PRRTE use the box (one per line)
@@ -162,6 +163,7 @@ case $cmd in
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: box.sh exec HOST CMD..." 2; in_host "$@" ;;
   kill) [ $# -eq 1 ] || die "usage: box.sh kill HOST" 2; kill_host "$1" ;;
+  kill-all) for ((k = 0; k <= $(size); k++)); do kill_host "h$k"; done ;;
   pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
         k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
   agent) agent "$@" ;;

@@ -147,7 +147,7 @@ stop_daemon() {
   for p in /proc/[0-9]*; do
     grep -qz "^ELASTIC_STDOUT=$S/" "$p/environ" 2> /dev/null && { kill -KILL "${p#/proc/}" 2> /dev/null || true; }
   done
-  if [ "$MODE" = box ]; then for p in $("$BOX" hosts); do "$BOX" kill "$p"; done; fi
+  if [ "$MODE" = box ]; then "$BOX" kill-all; fi
   return 0
 }
 UP_PID= FEED_PID=

@@ -20,7 +20,7 @@ max=$(tr ',' '\n' <<< "$hosts" | sort -n | tail -1)
 "$BOX" up "$max" || exit 1
 mapfile -t boxargs < <("$BOX" mpirun-args)
 tmp=$(mktemp -d /var/tmp/runtime-bench.XXXXXX)  # shared by every host
-sweep() { local h; for h in $("$BOX" hosts); do "$BOX" kill "$h"; done; }
+sweep() { "$BOX" kill-all; }
 trap 'sweep; rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 wait_grep() {  # wait_grep SECONDS PATTERN FILE

@@ -14,5 +14,5 @@ mapfile -t args < <("$BOX" mpirun-args)
 hosts=$(seq -s, -f 'h%g:1' 1 "$NP")
 "$BOX" exec h0 "$MPIRUN" --with-ft ulfm "${args[@]}" --host "$hosts" -n "$NP" --bind-to none "$@"
 rc=$?
-for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+"$BOX" kill-all
 exit $rc

@@ -113,10 +113,7 @@ rank_pids() {
 }
 # A node loss: every process of the host dies, its PRRTE daemon included.
 kill_node() { echo "killed $1: $("$BOX" pids "$1" | tr '\n' ' ')"; "$BOX" kill "$1"; }
-kill_all_hosts() {
-  local h
-  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
-}
+kill_all_hosts() { "$BOX" kill-all; }
 # Every rank of every job ran on the host elasticd placed it on. elasticd's view: the hosts the
 # ranks reported (job_started/job_grown "hosts") and no "rank_misplaced" event; the ranks' own view
 # where the program prints it (test_trainer: "joined ... node N host H" with N = H).

@@ -65,11 +65,11 @@ check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tm
 BOX=$src/../../../scripts/box.sh
 box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
   local h
-  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+  "$BOX" kill-all
   mapfile -t boxargs < <("$BOX" mpirun-args)
   timeout 120 "$BOX" exec h0 "$1/mpirun" --with-ft ulfm "${boxargs[@]}" --bind-to none -n 1 \
     "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2 > "$tmp/out" 2>&1
-  for h in $("$BOX" hosts); do "$BOX" kill "$h"; done
+  "$BOX" kill-all
 }
 if "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}"; then
   box_spawns "$bin"
