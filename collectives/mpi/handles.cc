@@ -36,6 +36,25 @@ bool yield_when_idle() {
   return yield;
 }
 
+// Open MPI 5.0.7 reports a peer that dies during MPI_Comm_idup's context-id agreement as
+// MPI_ERR_INTERN from the call itself (libnbc aborts the schedule with MPIX_ERR_PROC_FAILED and
+// the code is lost: seen on the cluster in a box when the host the job had just grown onto was
+// killed, tests/runtime/daemon/fmnist.sh churn_kill). When `comm` knows of a failed process, the
+// error is that failure: Aborted, after a revoke so that every peer leaves the dup too.
+absl::Status failure_aware(MPI_Comm comm, absl::Status st) {
+  if (!absl::IsInternal(st)) return st;
+  MPI_Group failed = MPI_GROUP_NULL;
+  int n = 0;
+  if (MPIX_Comm_get_failed(comm, &failed) == MPI_SUCCESS) {
+    MPI_Group_size(failed, &n);
+    MPI_Group_free(&failed);
+  }
+  if (n == 0) return st;
+  MPIX_Comm_revoke(comm);
+  return absl::AbortedError(
+      absl::StrCat(st.message(), " (", n, " process(es) of the communicator failed)"));
+}
+
 }  // namespace
 
 void CommHandle::reset() {
@@ -103,13 +122,15 @@ void drain(MPI_Request& req) { drain(std::span(&req, 1)); }
 absl::StatusOr<CommHandle> dup(MPI_Comm comm, Clock::time_point deadline) {
   MPI_Comm out = MPI_COMM_NULL;
   MPI_Request req = MPI_REQUEST_NULL;
-  ELASTIC_MPI_CHECK(MPI_Comm_idup(comm, &out, &req));
-  if (absl::Status st = wait(req, deadline, "MPI_Comm_idup"); !st.ok()) {
+  absl::Status st =
+      mpi_status(MPI_Comm_idup(comm, &out, &req), "MPI_Comm_idup", __FILE__, __LINE__);
+  if (st.ok()) st = wait(req, deadline, "MPI_Comm_idup");
+  if (!st.ok()) {
     if (absl::IsDeadlineExceeded(st)) {
       MPIX_Comm_revoke(comm);  // release peers stuck in the same dup
       drain(req);
     }
-    return st;
+    return failure_aware(comm, std::move(st));
   }
   CommHandle h(out);
   ELASTIC_MPI_CHECK(MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN));

@@ -65,6 +65,7 @@ submit() {
     echo "[env]"
     echo "ELASTIC_TEST_STEP_US = \"${STEP_US:-20000}\""
     for kv in "$@"; do echo "${kv%%=*} = \"${kv#*=}\""; done
+    [ -z "${SUBMIT_TOML:-}" ] || echo "$SUBMIT_TOML"  # more of the spec, e.g. a [scaling] table
   } > "$T/$id.toml"
   "$ELASTIC" --state-dir "$S" submit "$T/$id.toml" > /dev/null || fail "submit $id"
 }
