@@ -21,10 +21,8 @@ job_hosts_sorted() { job_nodes soak | tr ' ' '\n' | sed 's/^h//' | sort -n | sed
 
 write_pool
 start_daemon
-# The soak measures the runtime's rescales, not the planner's judgement: a declared linear table
-# with free rescales makes every plan give the job the whole pool. (Learned from this box, where
-# 8 hosts share 2 cores, 3 ranks measured slower than 2 and the plan rightly left a node idle.)
-SUBMIT_TOML=$(printf '[scaling]\nnodes = [1, %d]\nsamples_per_s = [50.0, %d.0]\ngrow_stall_s = 0.0\nshrink_stall_s = 0.0' "$MAX" $((50 * MAX)))
+# The soak measures the runtime's rescales, not the planner's judgement (lib.sh, linear_scaling).
+SUBMIT_TOML=$(linear_scaling "$MAX")
 submit soak 100000000 1 "$MAX"
 wait_for 60 "[ \"\$(job_ranks soak)\" = 2 ]" || fail "the job did not start on 2 hosts"
 declare -A asked=([grow]=0 [shrink]=0 [kill]=0) failed=([grow]=0 [shrink]=0 [kill]=0)

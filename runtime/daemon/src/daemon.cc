@@ -34,6 +34,18 @@ void say(const std::string& line) {
 constexpr double kReplanOnChange = 0.1;
 // How much better than the best measured job an unmeasured one is assumed to be (prior_per_node).
 constexpr double kExplorationBonus = 0.1;
+// A start that the launcher refused (or that lost a process while it started) is retried by the
+// next plans this many times in a row before the job fails: on a cluster that is a node or daemon
+// failing, not the job. A command that never joins (the spawn timed out) fails at once.
+constexpr int kStartAttempts = 3;
+// After a failed start or grow the daemon plans again after this delay, doubled with each failure
+// in a row up to kRetryMax: otherwise the job would wait for the next hostfile change.
+constexpr std::chrono::seconds kRetryFirst{2};
+constexpr std::chrono::seconds kRetryMax{60};
+
+bool start_retryable(const absl::Status& st) {
+  return st.ok() || absl::IsInternal(st) || absl::IsAborted(st) || absl::IsUnavailable(st);
+}
 
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
 // to reap it.
@@ -408,10 +420,18 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   absl::Status st = job.group->start(nodes);
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!st.ok() || !job.group->active()) {
-    finish_job(job, JobState::kFailed,
-               fmt::format("could not start: {}", st.ok() ? "all ranks lost" : msg(st)));
+    const std::string why = fmt::format("could not start on {}: {}", fmt::join(nodes, ","),
+                                        st.ok() ? "all ranks lost" : msg(st));
+    if (start_retryable(st) && ++job.start_failures < kStartAttempts) {
+      requeue(job, why);
+      retry_later();
+    } else {
+      finish_job(job, JobState::kFailed, why);
+    }
     return;
   }
+  job.start_failures = 0;
+  retry_delay_ = {};
   job.rec.state = JobState::kRunning;
   job.rec.started_at = unix_now();
   job.rec.nodes = job.group->nodes();
@@ -508,7 +528,12 @@ void Daemon::carry_out(Job& job, const PlanAction& action) {
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       const char* verb = grow ? "grow" : "shrink";
       ++job.rescales;
-      if (!st.ok()) say(fmt::format("job {}: {}: {}", id, verb, msg(st)));
+      if (!st.ok()) {
+        say(fmt::format("job {}: {}: {}", id, verb, msg(st)));
+        if (grow) retry_later();
+      } else if (grow) {
+        retry_delay_ = {};
+      }
       if (job.group->active()) {
         (void)journal_.rescaled(id, job.group->nodes(), job.group->ranks(), verb);
       }
@@ -524,6 +549,12 @@ void Daemon::carry_out(Job& job, const PlanAction& action) {
       return;
     }
   }
+}
+
+void Daemon::retry_later() {
+  retry_delay_ = retry_delay_.count() == 0 ? kRetryFirst : std::min(retry_delay_ * 2, kRetryMax);
+  replan_at_ = Clock::now() + retry_delay_;
+  log("replan_scheduled", {{"after_s", retry_delay_.count()}});
 }
 
 void Daemon::write_status() {
@@ -590,6 +621,10 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
     take_queue();
     poll_jobs();
     check_leaving();
+    if (replan_at_ && Clock::now() >= *replan_at_) {
+      replan_at_.reset();
+      dirty_ = true;
+    }
     if (dirty_ && !was_dirty) dirty_since_ = Clock::now();
     const double waited = std::chrono::duration<double>(Clock::now() - dirty_since_).count();
     if (dirty_ && waited >= options_.debounce_s) {

@@ -3,7 +3,7 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill churn learn restart bad_input spawn_exit.
+# shrink_notice leader_leaves kill kill_job churn learn restart bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -81,7 +81,7 @@ case_leader_leaves() {  # the oldest rank's node leaves: the job's sample count 
 case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes back and is reused
   hosts_range 4
   start_daemon
-  submit k 2400 1 4
+  SUBMIT_TOML=$(linear_scaling 4) submit k 2400 1 4
   wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not reach 4 ranks"
   local round victim
   for round in 1 2 3; do
@@ -103,6 +103,25 @@ case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   out k | grep -q WRONG && fail "wrong allreduce"
   [ "$(out k | grep -c '^recovered')" -ge 3 ] || fail "expected recoveries"
+}
+
+case_kill_job() {  # every rank of a job dies at once (its only host, daemon included)
+  hosts_range 2
+  start_daemon
+  submit j 900 1 1
+  wait_for 60 '[ "$(job_ranks j)" = 1 ]' || fail "job did not start"
+  local victim
+  victim=$(job_nodes j)
+  sleep 1
+  kill_node "$victim"
+  # No survivor is left to revoke the job's communicator: elasticd must learn of the loss itself.
+  wait_for 30 "[ \$(count_events node_lost '\"$victim\"') -ge 1 ]" || fail "loss of $victim not seen"
+  wait_for 10 "[ \$(count_events job_requeued '\"j\"') -ge 1 ]" || fail "job not requeued"
+  wait_for 60 '[ "$(job_state j)" = running ]' || fail "job not started again: $(job_state j)"
+  job_nodes j | grep -qw "$victim" && fail "started again on the lost node $victim"
+  wait_for 120 '[ "$(job_state j)" = finished ]' || fail "job did not finish: $(job_state j)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  echo "lost $victim with every rank of the job; requeued, finished on $(grep '"job_started"' "$S/events.jsonl" | tail -1 | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/')"
 }
 
 case_churn() {  # 3 jobs on 8 nodes, the hostfile changes every 3 s

@@ -62,6 +62,7 @@ class Daemon {
     std::optional<alloc::ScalingModel> learned;
     alloc::PiecewiseLinear planned_table;
     int learned_generation = -1;  // membership of the last report (the first after a change is noisy)
+    int start_failures = 0;       // starts in a row that the launcher refused
   };
 
   Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal journal, EventLog events,
@@ -89,6 +90,8 @@ class Daemon {
   void check_placement(const Job& job);
   void finish_job(Job& job, JobState state, const std::string& reason);
   void requeue(Job& job, const std::string& why);
+  // Plans again after a delay (a failed start or grow): 2 s, doubled with each failure in a row.
+  void retry_later();
   void write_status();
   bool held(const std::string& node) const;
   // Takes the processes that left a job's communicator into exiting_.
@@ -119,6 +122,8 @@ class Daemon {
   std::chrono::steady_clock::time_point dirty_since_{};
   std::chrono::steady_clock::time_point last_status_{};
   int plans_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> replan_at_;
+  std::chrono::seconds retry_delay_{};  // the last delay; zero after a success
 };
 
 }  // namespace elastic::rt
