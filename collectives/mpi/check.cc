@@ -15,6 +15,16 @@ bool is_process_failure(int rc) {
   return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_PROC_FAILED_PENDING || cls == MPIX_ERR_REVOKED;
 }
 
+int failed_processes(MPI_Comm comm) {
+  MPI_Group failed = MPI_GROUP_NULL;
+  int n = 0;
+  if (MPIX_Comm_get_failed(comm, &failed) == MPI_SUCCESS) {
+    MPI_Group_size(failed, &n);
+    MPI_Group_free(&failed);
+  }
+  return n;
+}
+
 absl::Status mpi_status(int rc, const char* call_text, const char* file, int line) {
   if (rc == MPI_SUCCESS) return absl::OkStatus();
   char text[MPI_MAX_ERROR_STRING] = {};

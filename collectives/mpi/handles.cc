@@ -43,12 +43,7 @@ bool yield_when_idle() {
 // error is that failure: Aborted, after a revoke so that every peer leaves the dup too.
 absl::Status failure_aware(MPI_Comm comm, absl::Status st) {
   if (!absl::IsInternal(st)) return st;
-  MPI_Group failed = MPI_GROUP_NULL;
-  int n = 0;
-  if (MPIX_Comm_get_failed(comm, &failed) == MPI_SUCCESS) {
-    MPI_Group_size(failed, &n);
-    MPI_Group_free(&failed);
-  }
+  const int n = failed_processes(comm);
   if (n == 0) return st;
   MPIX_Comm_revoke(comm);
   return absl::AbortedError(

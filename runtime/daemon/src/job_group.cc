@@ -413,6 +413,11 @@ void JobGroup::poll_into(PollResult& out) {
       if (!receive(sink.data(), bytes, MPI_BYTE, status, out)) break;
     }
   }
+  // MPI_Iprobe never reports a failed peer, and a job that lost every rank at once (its only host
+  // vanished) sends nothing that would: a failure this process already knows of is repaired here.
+  if (job_ && !out.done && !out.error && coll::failed_processes(job_.get()) > 0) {
+    if (absl::Status st = repair(); !st.ok()) out.error = std::string(st.message());
+  }
 }
 
 }  // namespace elastic::rt

@@ -4,6 +4,8 @@
 // Internal. Shared by collectives/ and runtime/ so that there is one MPI check macro.
 #pragma once
 
+#include <mpi.h>
+
 #include "absl/status/status.h"
 
 namespace elastic::coll {
@@ -13,6 +15,11 @@ absl::Status mpi_status(int rc, const char* call_text, const char* file, int lin
 
 // True for MPIX_ERR_PROC_FAILED, MPIX_ERR_PROC_FAILED_PENDING and MPIX_ERR_REVOKED.
 bool is_process_failure(int rc);
+
+// How many processes of `comm` this process knows to have failed (MPIX_Comm_get_failed; local, no
+// communication). A failure can be known without any call on `comm` reporting it: MPI_Iprobe never
+// does, so a process that only probes must ask.
+int failed_processes(MPI_Comm comm);
 
 }  // namespace elastic::coll
 
