@@ -49,11 +49,25 @@ Semantics:
    4. the allocator (--solver, --horizon, --objective) re-plans unless its input is unchanged, and
       the plan is applied at once: a job that grows (also from 0) is charged Tcup, one that shrinks
       Tcdw. Stalls queue: a new one starts when the current one ends. No samples are made in a stall.
+  Scaling knowledge (--scaling): oracle plans with the true Ps/Os tables; learned never sees them:
+  every --report-period seconds each job holding nodes reports samples/s made in the period times
+  a seeded normal noise factor (--report-noise, --seed), the first report after its nodes changed
+  is dropped, and the planner uses elasticd's ScalingModel (a report that moves a table by >10%
+  re-plans); none plans with 1 per node for every job. Learned and none ignore Os (the objective
+  decides the value: throughput = the table, speedup = table / table(1)). Progress and all metrics
+  use the true Ps tables in every mode.
   Metrics (../shared/DESIGN.md): H = integral of idle nodes, A = integral of allocated nodes,
   utilization A/H; ideal samples I = sum integral r(N) dt; samples S (stalls removed);
   elastic efficiency S/I; scaling efficiency S / sum integral N r(1) dt; completion time =
   finish - arrival (finished jobs). Exit codes: 0 ok, 2 bad input, 1 other failure.
 )";
+
+std::optional<replay::ScalingSource> scaling_source(const std::string& name) {
+  if (name == "oracle") return replay::ScalingSource::kOracle;
+  if (name == "learned") return replay::ScalingSource::kLearned;
+  if (name == "none") return replay::ScalingSource::kNone;
+  return std::nullopt;
+}
 
 std::optional<alloc::SolverKind> solver_kind(const std::string& name) {
   if (name == "milp") return alloc::SolverKind::kMilp;
@@ -94,6 +108,8 @@ int main(int argc, char** argv) {
   app.footer(kSemantics);
   std::string trace_path, workload_path, out_dir = "replay-out", solver = "milp", compare;
   std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
+  std::string scaling = "oracle";
+  replay::LearnOptions learn;
   double horizon = 10.0, time_limit = 10.0;
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
@@ -104,6 +120,18 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "Output folder")->capture_default_str();
   app.add_option("--solver", solver, "milp | dp | equal-share | node-milp")->capture_default_str();
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
+  app.add_option("--scaling", scaling,
+                 "What the planner knows of scalability: oracle | learned | none, or a "
+                 "comma-separated list to run side by side")
+      ->capture_default_str();
+  app.add_option("--report-period", learn.report_period_s,
+                 "Learned scaling: seconds between a job's progress reports")
+      ->capture_default_str();
+  app.add_option("--report-noise", learn.noise,
+                 "Learned scaling: relative standard deviation of a report (0.05 = 5%)")
+      ->capture_default_str();
+  app.add_option("--seed", learn.seed, "Learned scaling: seed of the report noise")
+      ->capture_default_str();
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
   app.add_option("--max-running", max_running, "Jobs admitted at once")
@@ -138,6 +166,20 @@ int main(int argc, char** argv) {
     if (!solver_kind(p)) {
       return bad("unknown solver '" + echo_token(p) + "' (milp, dp, equal-share, node-milp)");
     }
+  }
+  const std::vector<std::string> scalings = absl::StrSplit(scaling, ',', absl::SkipEmpty());
+  if (scalings.empty()) return bad("--scaling: empty (oracle, learned, none)");
+  for (const std::string& sc : scalings) {
+    if (!scaling_source(sc)) {
+      return bad("--scaling: unknown '" + echo_token(sc) + "' (oracle, learned, none)");
+    }
+  }
+  if (!(learn.report_period_s > 0 && learn.report_period_s <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--report-period: must be in (0, {:g}] seconds, not {:g}",
+                           alloc::kMaxSeconds, learn.report_period_s));
+  }
+  if (!(learn.noise >= 0 && learn.noise <= 1)) {
+    return bad(fmt::format("--report-noise: must be in [0, 1], not {:g}", learn.noise));
   }
   static const std::map<std::string, alloc::Objective> kObjectives{
       {"throughput", alloc::Objective::kThroughput}, {"speedup", alloc::Objective::kSpeedup},
@@ -209,12 +251,28 @@ int main(int argc, char** argv) {
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
 
+  // One run per (solver, scaling knowledge); oracle runs keep the solver's name.
+  struct Run {
+    std::string name;
+    alloc::SolverKind solver;
+    replay::ScalingSource scaling;
+  };
+  std::vector<Run> runs;
+  for (const std::string& p : policies) {
+    for (const std::string& sc : scalings) {
+      const bool plain = scalings.size() == 1 && sc == "oracle";
+      runs.push_back({plain ? p : p + "-" + sc, *solver_kind(p), *scaling_source(sc)});
+    }
+  }
   std::vector<replay::ReplayResult> results;
-  results.reserve(policies.size());
+  results.reserve(runs.size());
   const bool tty = isatty(STDERR_FILENO) != 0;
-  for (const std::string& policy : policies) {
+  for (const Run& run : runs) {
+    const std::string& policy = run.name;
     replay::ReplayOptions options;
-    options.solver = *solver_kind(policy);
+    options.solver = run.solver;
+    options.scaling = run.scaling;
+    options.learn = learn;
     options.objective = kObjectives.at(objective);
     options.horizon_s = horizon;
     options.time_limit_s = time_limit;
@@ -248,7 +306,7 @@ int main(int argc, char** argv) {
     }
     result->metrics.policy = policy;
     const std::string dir =
-        policies.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
+        runs.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
     if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
       std::cerr << "elastic-replay: " << s.message() << "\n";
       return kFailed;
