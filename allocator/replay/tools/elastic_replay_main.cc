@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
   app.add_option("--report-noise", learn.noise,
                  "Learned scaling: relative standard deviation of a report (0.05 = 5%)")
       ->capture_default_str();
-  app.add_option("--seed", learn.seed, "Learned scaling: seed of the report noise")
+  std::int64_t seed = 1;
+  app.add_option("--seed", seed, "Learned scaling: seed of the report noise (>= 0)")
       ->capture_default_str();
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
@@ -178,6 +179,8 @@ int main(int argc, char** argv) {
     return bad(fmt::format("--report-period: must be in (0, {:g}] seconds, not {:g}",
                            alloc::kMaxSeconds, learn.report_period_s));
   }
+  if (seed < 0) return bad(fmt::format("--seed: must be >= 0, not {}", seed));
+  learn.seed = static_cast<std::uint64_t>(seed);
   if (!(learn.noise >= 0 && learn.noise <= 1)) {
     return bad(fmt::format("--report-noise: must be in [0, 1], not {:g}", learn.noise));
   }
