@@ -19,6 +19,7 @@
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
+#include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
 #include "elastic/replay/swf_log.h"
@@ -56,6 +57,10 @@ Semantics:
   re-plans); none plans with 1 per node for every job. Learned and none ignore Os (the objective
   decides the value: throughput = the table, speedup = table / table(1)). Progress and all metrics
   use the true Ps tables in every mode.
+  --scale-workload K runs K copies of the job list side by side (copy k of job J is J#k, arriving
+  with J), admits K x --max-running jobs, and repeats the copies back to back in time (J@r, shifted
+  by r x (submission span + mean gap)) until the trace ends; 'auto' picks the fewest copies for
+  which --max-running jobs per copy at the mean Jmax reach the trace's mean idle pool.
   Metrics (../shared/DESIGN.md): H = integral of idle nodes, A = integral of allocated nodes,
   utilization A/H; ideal samples I = sum integral r(N) dt; samples S (stalls removed);
   elastic efficiency S/I; scaling efficiency S / sum integral N r(1) dt; completion time =
@@ -108,7 +113,7 @@ int main(int argc, char** argv) {
   app.footer(kSemantics);
   std::string trace_path, workload_path, out_dir = "replay-out", solver = "milp", compare;
   std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
-  std::string scaling = "oracle";
+  std::string scaling = "oracle", scale_workload = "1";
   replay::LearnOptions learn;
   double horizon = 10.0, time_limit = 10.0;
   int max_running = 10, capacity = 0;
@@ -132,6 +137,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::int64_t seed = 1;
   app.add_option("--seed", seed, "Learned scaling: seed of the report noise (>= 0)")
+      ->capture_default_str();
+  app.add_option("--scale-workload", scale_workload,
+                 "K copies of the job list side by side (K x --max-running admitted), repeated in "
+                 "time to the trace end; 'auto': the fewest copies whose demand at Jmax reaches "
+                 "the mean idle pool")
       ->capture_default_str();
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
@@ -210,6 +220,15 @@ int main(int argc, char** argv) {
     return bad("--end: not a time: " + echo_token(end_arg));
   }
 
+  int copies = 1;  // 0: auto, once the trace is known
+  if (scale_workload != "auto" &&
+      !(absl::SimpleAtoi(scale_workload, &copies) && copies >= 1 &&
+        copies <= replay::kMaxWorkloadCopies)) {
+    return bad(fmt::format("--scale-workload: not 'auto' or a whole number in [1, {}]: {}",
+                           replay::kMaxWorkloadCopies, echo_token(scale_workload)));
+  }
+  if (scale_workload == "auto") copies = 0;
+
   // Holes.
   const replay::ReadOptions read{.lenient = lenient};
   if (format == "auto") {
@@ -253,6 +272,20 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
+  if (copies == 0) copies = replay::copies_to_fill(*trace, *workload, max_running);
+  if (copies > 1) {
+    if (static_cast<double>(max_running) * copies > 1e6) {
+      return bad(fmt::format("--scale-workload: {} copies x --max-running {} exceeds 1000000 jobs",
+                             copies, max_running));
+    }
+    max_running *= copies;
+  }
+  if (scale_workload != "1") {
+    absl::StatusOr<std::vector<alloc::WorkloadJob>> scaled =
+        replay::scale_workload(*workload, copies, trace->end - trace->start);
+    if (!scaled.ok()) return bad("--scale-workload: " + std::string(scaled.status().message()));
+    *workload = *std::move(scaled);
+  }
 
   // One run per (solver, scaling knowledge); oracle runs keep the solver's name.
   struct Run {
@@ -323,9 +356,10 @@ int main(int argc, char** argv) {
   }
 
   const replay::HoleTrace& t = *trace;
-  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs)\n", trace_path,
-             t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(), workload_path,
-             workload->size());
+  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n",
+             trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(),
+             workload_path, workload->size(),
+             copies > 1 ? fmt::format(" in {} copies", copies) : "", max_running);
   std::vector<const replay::Metrics*> table;
   for (const auto& r : results) table.push_back(&r.metrics);
   fmt::print("{}", replay::summary_table(table));
