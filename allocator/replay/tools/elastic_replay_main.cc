@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
   std::string scaling = "oracle", scale_workload = "1";
   replay::LearnOptions learn;
-  double horizon = 10.0, time_limit = 10.0;
+  double horizon = 10.0, time_limit = 10.0, stall = -1.0;
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
   bool lenient = false, no_plots = false;
@@ -143,6 +143,8 @@ int main(int argc, char** argv) {
                  "time to the trace end; 'auto': the fewest copies whose demand at Jmax reaches "
                  "the mean idle pool")
       ->capture_default_str();
+  app.add_option("--stall", stall,
+                 "Grow and shrink stall of every job in seconds (default: the workload's Tcup/Tcdw)");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
   app.add_option("--max-running", max_running, "Jobs admitted at once")
@@ -188,6 +190,9 @@ int main(int argc, char** argv) {
   if (!(learn.report_period_s > 0 && learn.report_period_s <= alloc::kMaxSeconds)) {
     return bad(fmt::format("--report-period: must be in (0, {:g}] seconds, not {:g}",
                            alloc::kMaxSeconds, learn.report_period_s));
+  }
+  if (app.count("--stall") > 0 && !(stall >= 0 && stall <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--stall: must be in [0, {:g}] seconds, not {:g}", alloc::kMaxSeconds, stall));
   }
   if (seed < 0) return bad(fmt::format("--seed: must be >= 0, not {}", seed));
   learn.seed = static_cast<std::uint64_t>(seed);
@@ -272,6 +277,9 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
+  if (stall >= 0) {
+    for (alloc::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
+  }
   if (copies == 0) copies = replay::copies_to_fill(*trace, *workload, max_running);
   if (copies > 1) {
     if (static_cast<double>(max_running) * copies > 1e6) {
