@@ -9,11 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/allocator/allocator.h"
+#include "elastic/allocator/hole_lifetime.h"
 
 namespace elastic::replay {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// The horizon taken from the pool's expected residual idle time stays within these (s).
+constexpr double kMinHoleHorizon = 1.0;
+constexpr double kMaxHoleHorizon = 600.0;
 
 // One admitted job.
 struct Active {
@@ -57,6 +61,7 @@ class Replay {
   bool holds_nodes() const;
   std::vector<std::size_t> admitted() const;
   bool solve_needed(bool only_joins) const;
+  void describe_holes(alloc::Problem& problem);
   absl::Status solve();
   void record_row();
 
@@ -67,6 +72,8 @@ class Replay {
   double now_ = 0.0;
   std::vector<char> in_pool_;
   std::vector<int> owner_;  // workload index holding the node, -1 none
+  std::vector<double> idle_since_;  // when the node last joined the pool
+  alloc::HoleLifetime holes_;       // lengths of the holes that ended up to now
   int pool_size_ = 0;
   int allocated_ = 0;
   std::vector<Active> active_;      // in admission order
@@ -117,7 +124,32 @@ bool Replay::solve_needed(bool only_joins) const {
     key.push_back(static_cast<int>(job.w));
     key.push_back(static_cast<int>(job.nodes.size()));
   }
-  return key != stable_key_;
+  // With a horizon from the holes' ages the same counts may get another answer.
+  return key != stable_key_ || options_.hole_horizon;
+}
+
+// Each pool node's expected remaining idle time from its age (hole_lifetime.h); nodes expected to
+// leave within the horizon are marked leaving_soon (grows avoid them, shrinks release them
+// first). With hole_horizon the horizon is the pool's median expected residual.
+void Replay::describe_holes(alloc::Problem& problem) {
+  if (!options_.hole_aware && !options_.hole_horizon) return;
+  std::vector<double> residual;
+  residual.reserve(problem.nodes.size());
+  for (alloc::Node& node : problem.nodes) {
+    const double r = holes_.expected_residual(now_ - idle_since_[node_index_.at(node.name)]);
+    residual.push_back(r);
+    if (options_.hole_aware) node.expected_idle_s = r;
+  }
+  if (residual.empty()) return;
+  const auto mid = residual.begin() + static_cast<std::ptrdiff_t>(residual.size() / 2);
+  std::nth_element(residual.begin(), mid, residual.end());
+  const double median = *mid;
+  if (options_.hole_horizon) problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
+  if (options_.hole_aware) {
+    for (alloc::Node& node : problem.nodes) {
+      node.leaving_soon = node.expected_idle_s < std::max(problem.horizon_s, median);
+    }
+  }
 }
 
 absl::Status Replay::solve() {
@@ -130,6 +162,7 @@ absl::Status Replay::solve() {
   for (std::size_t i = 0; i < in_pool_.size(); ++i) {
     if (in_pool_[i]) problem.nodes.emplace_back().name = trace_.node_names[i];
   }
+  describe_holes(problem);
   problem.jobs.reserve(active_.size());
   const std::vector<std::size_t> ws = admitted();
   for (const Active& job : active_) {
@@ -263,6 +296,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
   const std::size_t n_nodes = trace_.node_names.size();
   in_pool_.assign(n_nodes, 0);
   owner_.assign(n_nodes, -1);
+  idle_since_.assign(n_nodes, trace_.start);
   for (std::size_t i = 0; i < n_nodes; ++i) node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
   result_.jobs.resize(workload_.size());
   const bool learning = options_.scaling == ScalingSource::kLearned;
@@ -338,6 +372,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
       for (int node : batch.leaves) {
         if (!in_pool_[node]) continue;
         in_pool_[node] = 0;
+        holes_.observe(t - idle_since_[node]);
         --pool_size_;
         pool_changed = true;
         only_joins = false;
@@ -359,6 +394,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
       for (int node : batch.joins) {
         if (in_pool_[node]) continue;
         in_pool_[node] = 1;
+        idle_since_[node] = t;
         ++pool_size_;
         pool_changed = true;
       }

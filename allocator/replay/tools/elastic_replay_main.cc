@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   double horizon = 10.0, time_limit = 10.0, stall = -1.0;
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
-  bool lenient = false, no_plots = false;
+  bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
   app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
@@ -145,6 +145,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--stall", stall,
                  "Grow and shrink stall of every job in seconds (default: the workload's Tcup/Tcdw)");
+  app.add_flag("--hole-aware", hole_aware,
+               "Give each node its expected remaining idle time from its hole's age (learned from "
+               "holes that ended so far); grows avoid, shrinks release first, nodes expected to "
+               "leave within the horizon");
+  app.add_flag("--hole-horizon", hole_horizon,
+               "Horizon per solve = the pool's median expected remaining idle time (1..600 s) "
+               "instead of --horizon");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
   app.add_option("--max-running", max_running, "Jobs admitted at once")
@@ -321,6 +328,8 @@ int main(int argc, char** argv) {
     options.horizon_s = horizon;
     options.time_limit_s = time_limit;
     options.max_running = max_running;
+    options.hole_aware = hole_aware;
+    options.hole_horizon = hole_horizon;
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     int last_decile = -1;

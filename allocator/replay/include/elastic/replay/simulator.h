@@ -42,6 +42,12 @@ struct ReplayOptions {
   // credited at the true rates.
   ScalingSource scaling = ScalingSource::kOracle;
   LearnOptions learn;
+  // Hole-lifetime-aware planning (alloc::HoleLifetime, learned from the holes that ended so far):
+  // hole_aware gives each pool node its expected remaining idle time and marks those expected to
+  // leave within the horizon leaving_soon; hole_horizon replaces horizon_s at each solve with the
+  // pool's median expected remaining idle time (within [1, 600] s).
+  bool hole_aware = false;
+  bool hole_horizon = false;
   bool record_timeline = true;
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;
