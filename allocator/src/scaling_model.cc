@@ -140,6 +140,10 @@ PiecewiseLinear ScalingModel::table(double prior_per_node) const {
   return *PiecewiseLinear::create(counts, values);
 }
 
+double unmeasured_prior(double best_r1) {
+  return best_r1 > 0 && std::isfinite(best_r1) ? best_r1 * (1.0 + kExplorationBonus) : 1.0;
+}
+
 bool changed_significantly(const PiecewiseLinear& before, const PiecewiseLinear& after,
                            double rel_tol) {
   if (before.empty() || after.empty()) return before.empty() != after.empty();

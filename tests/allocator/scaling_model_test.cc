@@ -225,6 +225,16 @@ Job job(std::string id, int max_nodes, PiecewiseLinear scaling) {
   return j;
 }
 
+// The prior for an unmeasured job beats the best measured r(1) by the exploration bonus; with
+// nothing known (none, 0, NaN, infinity) it is 1 per node.
+TEST(UnmeasuredPrior, BestR1PlusBonusElseOne) {
+  EXPECT_DOUBLE_EQ(unmeasured_prior(200.0), 200.0 * (1 + kExplorationBonus));
+  EXPECT_DOUBLE_EQ(unmeasured_prior(0.0), 1.0);
+  EXPECT_DOUBLE_EQ(unmeasured_prior(-3.0), 1.0);
+  EXPECT_DOUBLE_EQ(unmeasured_prior(std::numeric_limits<double>::quiet_NaN()), 1.0);
+  EXPECT_DOUBLE_EQ(unmeasured_prior(std::numeric_limits<double>::infinity()), 1.0);
+}
+
 TEST(ScalingModelAllocation, TheJobThatScalesWellGetsMoreNodes) {
   ScalingModel good(16);
   ScalingModel bad(16);

@@ -36,6 +36,8 @@ nlohmann::json to_json(const Metrics& m) {
       {"solves", m.solves},
       {"solves_skipped", m.solves_skipped},
       {"solves_not_optimal", m.solves_not_optimal},
+      {"reports", m.reports},
+      {"learned_replans", m.learned_replans},
       {"solve_ms", {{"p50", m.solve_ms_p50}, {"p99", m.solve_ms_p99}, {"max", m.solve_ms_max}}},
       {"job_completion_s", {{"p50", m.jct_s_p50}, {"p99", m.jct_s_p99}}},
       {"replay_wall_s", m.wall_s},

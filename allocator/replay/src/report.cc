@@ -190,6 +190,7 @@ std::string summary_table(const std::vector<const Metrics*>& results) {
       {"utilization", [](const Metrics& m) { return fmt::format("{:.4f}", m.utilization); }},
       {"ideal samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.ideal_samples); }},
       {"samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.samples); }},
+      {"learned reports (replans)", [](const Metrics& m) { return fmt::format("{} ({})", m.reports, m.learned_replans); }},
       {"elastic efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.elastic_efficiency); }},
       {"scaling efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.scaling_efficiency); }},
       {"jobs submitted", [](const Metrics& m) { return fmt::format("{}", m.jobs_submitted); }},
@@ -201,12 +202,19 @@ std::string summary_table(const std::vector<const Metrics*>& results) {
       {"JCT h p50/p99", [](const Metrics& m) { return fmt::format("{:.2f}/{:.2f}", m.jct_s_p50 / 3600, m.jct_s_p99 / 3600); }},
       {"replay wall s", [](const Metrics& m) { return fmt::format("{:.2f}", m.wall_s); }},
   };
-  std::string out = fmt::format("{:<22}", "metric");
+  std::string out = fmt::format("{:<26}", "metric");
   for (const Metrics* m : results) out += fmt::format(" {:>20}", m->policy);
   out += '\n';
   for (const Row& row : kRows) {
-    out += fmt::format("{:<22}", row.name);
+    out += fmt::format("{:<26}", row.name);
     for (const Metrics* m : results) out += fmt::format(" {:>20}", row.get(*m));
+    out += '\n';
+  }
+  if (results.size() > 1 && results.front()->samples > 0) {
+    out += fmt::format("{:<26}", "samples / first");
+    for (const Metrics* m : results) {
+      out += fmt::format(" {:>20}", fmt::format("{:.4f}", m->samples / results.front()->samples));
+    }
     out += '\n';
   }
   return out;

@@ -9,16 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/allocator/allocator.h"
+#include "elastic/allocator/hole_lifetime.h"
 
 namespace elastic::replay {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-bool non_decreasing(const alloc::PiecewiseLinear& table) {
-  const auto& v = table.values();
-  return std::is_sorted(v.begin(), v.end());
-}
+// The horizon taken from the pool's expected residual idle time stays within these (s).
+constexpr double kMinHoleHorizon = 1.0;
+constexpr double kMaxHoleHorizon = 600.0;
 
 // One admitted job.
 struct Active {
@@ -28,13 +27,18 @@ struct Active {
   double stall_until = -kInf;
   double rate = 0.0;        // r_j(N_j), 0 below the minimum
   double finish = kInf;     // when it reaches Pmax at the current rate
+  double period_samples = 0.0;  // made since the last report tick (learned mode)
+  bool drop_report = true;      // the next report follows a change of nodes: dropped
 };
 
 class Replay {
  public:
   Replay(const HoleTrace& trace, const std::vector<alloc::WorkloadJob>& workload,
          const ReplayOptions& options)
-      : trace_(trace), workload_(workload), options_(options) {}
+      : trace_(trace),
+        workload_(workload),
+        options_(options),
+        knowledge_(workload, options.scaling, options.learn) {}
 
   absl::StatusOr<ReplayResult> run();
 
@@ -51,7 +55,13 @@ class Replay {
                                       (w.target_samples - job.progress) / job.rate
                                 : kInf;
   }
+  // Learned mode: the progress reports due at `now_`; true when a learned table moved enough to
+  // re-plan.
+  bool report_tick();
+  bool holds_nodes() const;
+  std::vector<std::size_t> admitted() const;
   bool solve_needed(bool only_joins) const;
+  void describe_holes(alloc::Problem& problem);
   absl::Status solve();
   void record_row();
 
@@ -62,12 +72,15 @@ class Replay {
   double now_ = 0.0;
   std::vector<char> in_pool_;
   std::vector<int> owner_;  // workload index holding the node, -1 none
+  std::vector<double> idle_since_;  // when the node last joined the pool
+  alloc::HoleLifetime holes_;       // lengths of the holes that ended up to now
   int pool_size_ = 0;
   int allocated_ = 0;
   std::vector<Active> active_;      // in admission order
   std::vector<std::size_t> queue_;  // arrived, waiting (FIFO; front = queue_[queue_head_])
   std::size_t queue_head_ = 0;
-  std::vector<char> monotone_;
+  ScalingKnowledge knowledge_;
+  double next_tick_ = kInf;  // next report instant (learned mode)
   std::unordered_map<std::string, int> node_index_;
   // The allocator's input after a call that changed nothing: the same input gives the same answer.
   std::vector<int> stable_key_;
@@ -87,7 +100,9 @@ void Replay::advance(double t1) {
     m.ideal_samples += job.rate * dt;
     m.scaling_ideal_samples += n * w.scaling.at(1.0) * dt;
     const double working = std::max(0.0, t1 - std::max(now_, job.stall_until));
-    job.progress = std::min(w.target_samples, job.progress + job.rate * working);
+    const double progress = std::min(w.target_samples, job.progress + job.rate * working);
+    job.period_samples += progress - job.progress;
+    job.progress = progress;
   }
   now_ = t1;
 }
@@ -99,7 +114,7 @@ bool Replay::solve_needed(bool only_joins) const {
     bool all_full = true;
     for (const Active& job : active_) {
       const alloc::WorkloadJob& w = workload_[job.w];
-      all_full = all_full && monotone_[job.w] &&
+      all_full = all_full && knowledge_.planned_monotone(job.w) &&
                  static_cast<int>(job.nodes.size()) >= w.max_nodes;
     }
     if (all_full) return false;
@@ -109,7 +124,32 @@ bool Replay::solve_needed(bool only_joins) const {
     key.push_back(static_cast<int>(job.w));
     key.push_back(static_cast<int>(job.nodes.size()));
   }
-  return key != stable_key_;
+  // With a horizon from the holes' ages the same counts may get another answer.
+  return key != stable_key_ || options_.hole_horizon;
+}
+
+// Each pool node's expected remaining idle time from its age (hole_lifetime.h); nodes expected to
+// leave within the horizon are marked leaving_soon (grows avoid them, shrinks release them
+// first). With hole_horizon the horizon is the pool's median expected residual.
+void Replay::describe_holes(alloc::Problem& problem) {
+  if (!options_.hole_aware && !options_.hole_horizon) return;
+  std::vector<double> residual;
+  residual.reserve(problem.nodes.size());
+  for (alloc::Node& node : problem.nodes) {
+    const double r = holes_.expected_residual(now_ - idle_since_[node_index_.at(node.name)]);
+    residual.push_back(r);
+    if (options_.hole_aware) node.expected_idle_s = r;
+  }
+  if (residual.empty()) return;
+  const auto mid = residual.begin() + static_cast<std::ptrdiff_t>(residual.size() / 2);
+  std::nth_element(residual.begin(), mid, residual.end());
+  const double median = *mid;
+  if (options_.hole_horizon) problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
+  if (options_.hole_aware) {
+    for (alloc::Node& node : problem.nodes) {
+      node.leaving_soon = node.expected_idle_s < std::max(problem.horizon_s, median);
+    }
+  }
 }
 
 absl::Status Replay::solve() {
@@ -122,7 +162,9 @@ absl::Status Replay::solve() {
   for (std::size_t i = 0; i < in_pool_.size(); ++i) {
     if (in_pool_[i]) problem.nodes.emplace_back().name = trace_.node_names[i];
   }
+  describe_holes(problem);
   problem.jobs.reserve(active_.size());
+  const std::vector<std::size_t> ws = admitted();
   for (const Active& job : active_) {
     const alloc::WorkloadJob& w = workload_[job.w];
     alloc::Job& j = problem.jobs.emplace_back();
@@ -130,8 +172,7 @@ absl::Status Replay::solve() {
     j.min_nodes = w.min_nodes;
     j.max_nodes = w.max_nodes;
     for (int node : job.nodes) j.nodes.push_back(trace_.node_names[node]);
-    j.scaling = w.scaling;
-    if (!w.value.empty()) j.value = w.value;
+    knowledge_.fill(job.w, ws, j);
     j.grow_stall_s = w.grow_stall_s;
     j.shrink_stall_s = w.shrink_stall_s;
   }
@@ -190,6 +231,7 @@ absl::Status Replay::solve() {
       ++result_.jobs[job.w].rescales;
     }
     job.nodes = std::move(wanted[i]);
+    job.drop_report = true;
     set_rate(job);
   }
   if (!changed) {
@@ -200,6 +242,36 @@ absl::Status Replay::solve() {
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<std::size_t> Replay::admitted() const {
+  std::vector<std::size_t> ws;
+  ws.reserve(active_.size());
+  for (const Active& job : active_) ws.push_back(job.w);
+  return ws;
+}
+
+bool Replay::holds_nodes() const {
+  return std::any_of(active_.begin(), active_.end(),
+                     [](const Active& job) { return !job.nodes.empty(); });
+}
+
+// Each job holding nodes reports what it made since the last tick, unless its nodes changed or it
+// stalled since then: a job reports at step boundaries, so the report after a rescale straddles
+// the change and its stall, and elasticd drops the first report after a change.
+bool Replay::report_tick() {
+  bool replan = false;
+  const std::vector<std::size_t> ws = admitted();
+  const double period_start = now_ - options_.learn.report_period_s;
+  for (Active& job : active_) {
+    const int n = static_cast<int>(job.nodes.size());
+    if (n > 0 && !job.drop_report && job.stall_until <= period_start) {
+      replan |= knowledge_.report(job.w, n, job.period_samples, options_.learn.report_period_s, ws);
+    }
+    job.drop_report = false;
+    job.period_samples = 0.0;
+  }
+  return replan;
 }
 
 void Replay::record_row() {
@@ -224,13 +296,17 @@ absl::StatusOr<ReplayResult> Replay::run() {
   const std::size_t n_nodes = trace_.node_names.size();
   in_pool_.assign(n_nodes, 0);
   owner_.assign(n_nodes, -1);
+  idle_since_.assign(n_nodes, trace_.start);
   for (std::size_t i = 0; i < n_nodes; ++i) node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
   result_.jobs.resize(workload_.size());
-  monotone_.resize(workload_.size());
-  for (std::size_t i = 0; i < workload_.size(); ++i) {
-    monotone_[i] = non_decreasing(workload_[i].scaling) &&
-                   (workload_[i].value.empty() || non_decreasing(workload_[i].value));
-  }
+  const bool learning = options_.scaling == ScalingSource::kLearned;
+  const double period = options_.learn.report_period_s;
+  if (learning && !(period > 0)) return absl::InvalidArgumentError("report period must be > 0");
+  // Report ticks at start + k * period; the first one due after `after`.
+  auto tick_after = [&](double after) {
+    return trace_.start + (std::floor((after - trace_.start) / period) + 1) * period;
+  };
+  if (learning) next_tick_ = tick_after(trace_.start);
 
   // Arrivals: Tsub shifted so that the first submission is at the trace start.
   std::vector<std::size_t> arrivals(workload_.size());
@@ -256,13 +332,19 @@ absl::StatusOr<ReplayResult> Replay::run() {
     if (next_batch < batches.size()) t = std::min(t, batches[next_batch].time);
     if (next_arrival < arrivals.size()) t = std::min(t, arrival_time(next_arrival));
     for (const Active& job : active_) t = std::min(t, job.finish);
+    // Ticks matter only while a job holds nodes: only such a job reports.
+    if (learning && holds_nodes()) t = std::min(t, next_tick_);
     if (t >= trace_.end) {
       advance(trace_.end);
       break;
     }
     advance(t);
     ++m.events;
-    bool jobs_changed = false, pool_changed = false, only_joins = true;
+    bool jobs_changed = false, pool_changed = false, only_joins = true, learned = false;
+    if (learning && t >= next_tick_) {
+      learned = report_tick();
+      next_tick_ = tick_after(t);
+    }
 
     // Finishes: exactly at Pmax.
     for (std::size_t i = 0; i < active_.size();) {
@@ -290,6 +372,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
       for (int node : batch.leaves) {
         if (!in_pool_[node]) continue;
         in_pool_[node] = 0;
+        holes_.observe(t - idle_since_[node]);
         --pool_size_;
         pool_changed = true;
         only_joins = false;
@@ -304,12 +387,14 @@ absl::StatusOr<ReplayResult> Replay::run() {
         --allocated_;
       }
       for (Active* job : shrunk) {
+        job->drop_report = true;
         charge_stall(*job, workload_[job->w].shrink_stall_s);
         set_rate(*job);
       }
       for (int node : batch.joins) {
         if (in_pool_[node]) continue;
         in_pool_[node] = 1;
+        idle_since_[node] = t;
         ++pool_size_;
         pool_changed = true;
       }
@@ -327,11 +412,18 @@ absl::StatusOr<ReplayResult> Replay::run() {
       active_.push_back(std::move(job));
       jobs_changed = true;
     }
-    if ((jobs_changed || pool_changed) && solve_needed(only_joins && !jobs_changed)) {
+    if (learned) {
+      ++m.learned_replans;
+      stable_key_.clear();  // a new table: the same counts may get a different answer
+    }
+    if ((jobs_changed || pool_changed || learned) &&
+        solve_needed(only_joins && !jobs_changed && !learned)) {
       if (absl::Status s = solve(); !s.ok()) return s;
     } else if (jobs_changed || pool_changed) {
       ++m.solves_skipped;
     }
+    // A tick skipped while no job held nodes: the next one after now.
+    if (learning && next_tick_ <= t) next_tick_ = tick_after(t);
     record_row();
     if (options_.progress && (m.events & 255) == 0) {
       options_.progress((t - trace_.start) / (trace_.end - trace_.start));
@@ -340,6 +432,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
 
   for (const Active& job : active_) result_.jobs[job.w].samples = job.progress;
   for (const JobOutcome& out : result_.jobs) m.samples += out.samples;
+  m.reports = knowledge_.reports();
   m.utilization = m.hole_node_s > 0 ? m.allocated_node_s / m.hole_node_s : 0.0;
   m.elastic_efficiency = m.ideal_samples > 0 ? m.samples / m.ideal_samples : 0.0;
   m.scaling_efficiency = m.scaling_ideal_samples > 0 ? m.samples / m.scaling_ideal_samples : 0.0;

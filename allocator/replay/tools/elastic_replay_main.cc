@@ -19,6 +19,7 @@
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
+#include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
 #include "elastic/replay/swf_log.h"
@@ -49,11 +50,29 @@ Semantics:
    4. the allocator (--solver, --horizon, --objective) re-plans unless its input is unchanged, and
       the plan is applied at once: a job that grows (also from 0) is charged Tcup, one that shrinks
       Tcdw. Stalls queue: a new one starts when the current one ends. No samples are made in a stall.
+  Scaling knowledge (--scaling): oracle plans with the true Ps/Os tables; learned never sees them:
+  every --report-period seconds each job holding nodes reports samples/s made in the period times
+  a seeded normal noise factor (--report-noise, --seed), the first report after its nodes changed
+  is dropped, and the planner uses elasticd's ScalingModel (a report that moves a table by >10%
+  re-plans); none plans with 1 per node for every job. Learned and none ignore Os (the objective
+  decides the value: throughput = the table, speedup = table / table(1)). Progress and all metrics
+  use the true Ps tables in every mode.
+  --scale-workload K runs K copies of the job list side by side (copy k of job J is J#k, arriving
+  with J), admits K x --max-running jobs, and repeats the copies back to back in time (J@r, shifted
+  by r x (submission span + mean gap)) until the trace ends; 'auto' picks the fewest copies for
+  which --max-running jobs per copy at the mean Jmax reach the trace's mean idle pool.
   Metrics (../shared/DESIGN.md): H = integral of idle nodes, A = integral of allocated nodes,
   utilization A/H; ideal samples I = sum integral r(N) dt; samples S (stalls removed);
   elastic efficiency S/I; scaling efficiency S / sum integral N r(1) dt; completion time =
   finish - arrival (finished jobs). Exit codes: 0 ok, 2 bad input, 1 other failure.
 )";
+
+std::optional<replay::ScalingSource> scaling_source(const std::string& name) {
+  if (name == "oracle") return replay::ScalingSource::kOracle;
+  if (name == "learned") return replay::ScalingSource::kLearned;
+  if (name == "none") return replay::ScalingSource::kNone;
+  return std::nullopt;
+}
 
 std::optional<alloc::SolverKind> solver_kind(const std::string& name) {
   if (name == "milp") return alloc::SolverKind::kMilp;
@@ -94,16 +113,45 @@ int main(int argc, char** argv) {
   app.footer(kSemantics);
   std::string trace_path, workload_path, out_dir = "replay-out", solver = "milp", compare;
   std::string objective = "throughput", format = "auto", schedule = "auto", start_arg, end_arg;
-  double horizon = 10.0, time_limit = 10.0;
+  std::string scaling = "oracle", scale_workload = "1";
+  replay::LearnOptions learn;
+  double horizon = 10.0, time_limit = 10.0, stall = -1.0;
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
-  bool lenient = false, no_plots = false;
+  bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
   app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
   app.add_option("--out", out_dir, "Output folder")->capture_default_str();
   app.add_option("--solver", solver, "milp | dp | equal-share | node-milp")->capture_default_str();
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
+  app.add_option("--scaling", scaling,
+                 "What the planner knows of scalability: oracle | learned | none, or a "
+                 "comma-separated list to run side by side")
+      ->capture_default_str();
+  app.add_option("--report-period", learn.report_period_s,
+                 "Learned scaling: seconds between a job's progress reports")
+      ->capture_default_str();
+  app.add_option("--report-noise", learn.noise,
+                 "Learned scaling: relative standard deviation of a report (0.05 = 5%)")
+      ->capture_default_str();
+  std::int64_t seed = 1;
+  app.add_option("--seed", seed, "Learned scaling: seed of the report noise (>= 0)")
+      ->capture_default_str();
+  app.add_option("--scale-workload", scale_workload,
+                 "K copies of the job list side by side (K x --max-running admitted), repeated in "
+                 "time to the trace end; 'auto': the fewest copies whose demand at Jmax reaches "
+                 "the mean idle pool")
+      ->capture_default_str();
+  app.add_option("--stall", stall,
+                 "Grow and shrink stall of every job in seconds (default: the workload's Tcup/Tcdw)");
+  app.add_flag("--hole-aware", hole_aware,
+               "Give each node its expected remaining idle time from its hole's age (learned from "
+               "holes that ended so far); grows avoid, shrinks release first, nodes expected to "
+               "leave within the horizon");
+  app.add_flag("--hole-horizon", hole_horizon,
+               "Horizon per solve = the pool's median expected remaining idle time (1..600 s) "
+               "instead of --horizon");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
   app.add_option("--max-running", max_running, "Jobs admitted at once")
@@ -139,6 +187,25 @@ int main(int argc, char** argv) {
       return bad("unknown solver '" + echo_token(p) + "' (milp, dp, equal-share, node-milp)");
     }
   }
+  const std::vector<std::string> scalings = absl::StrSplit(scaling, ',', absl::SkipEmpty());
+  if (scalings.empty()) return bad("--scaling: empty (oracle, learned, none)");
+  for (const std::string& sc : scalings) {
+    if (!scaling_source(sc)) {
+      return bad("--scaling: unknown '" + echo_token(sc) + "' (oracle, learned, none)");
+    }
+  }
+  if (!(learn.report_period_s > 0 && learn.report_period_s <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--report-period: must be in (0, {:g}] seconds, not {:g}",
+                           alloc::kMaxSeconds, learn.report_period_s));
+  }
+  if (app.count("--stall") > 0 && !(stall >= 0 && stall <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--stall: must be in [0, {:g}] seconds, not {:g}", alloc::kMaxSeconds, stall));
+  }
+  if (seed < 0) return bad(fmt::format("--seed: must be >= 0, not {}", seed));
+  learn.seed = static_cast<std::uint64_t>(seed);
+  if (!(learn.noise >= 0 && learn.noise <= 1)) {
+    return bad(fmt::format("--report-noise: must be in [0, 1], not {:g}", learn.noise));
+  }
   static const std::map<std::string, alloc::Objective> kObjectives{
       {"throughput", alloc::Objective::kThroughput}, {"speedup", alloc::Objective::kSpeedup},
       {"weighted", alloc::Objective::kWeighted}, {"fair", alloc::Objective::kFair}};
@@ -164,6 +231,15 @@ int main(int argc, char** argv) {
   if (!end_arg.empty() && !(end_t = parse_time(end_arg))) {
     return bad("--end: not a time: " + echo_token(end_arg));
   }
+
+  int copies = 1;  // 0: auto, once the trace is known
+  if (scale_workload != "auto" &&
+      !(absl::SimpleAtoi(scale_workload, &copies) && copies >= 1 &&
+        copies <= replay::kMaxWorkloadCopies)) {
+    return bad(fmt::format("--scale-workload: not 'auto' or a whole number in [1, {}]: {}",
+                           replay::kMaxWorkloadCopies, echo_token(scale_workload)));
+  }
+  if (scale_workload == "auto") copies = 0;
 
   // Holes.
   const replay::ReadOptions read{.lenient = lenient};
@@ -208,17 +284,52 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
+  if (stall >= 0) {
+    for (alloc::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
+  }
+  if (copies == 0) copies = replay::copies_to_fill(*trace, *workload, max_running);
+  if (copies > 1) {
+    if (static_cast<double>(max_running) * copies > 1e6) {
+      return bad(fmt::format("--scale-workload: {} copies x --max-running {} exceeds 1000000 jobs",
+                             copies, max_running));
+    }
+    max_running *= copies;
+  }
+  if (scale_workload != "1") {
+    absl::StatusOr<std::vector<alloc::WorkloadJob>> scaled =
+        replay::scale_workload(*workload, copies, trace->end - trace->start);
+    if (!scaled.ok()) return bad("--scale-workload: " + std::string(scaled.status().message()));
+    *workload = *std::move(scaled);
+  }
 
+  // One run per (solver, scaling knowledge); oracle runs keep the solver's name.
+  struct Run {
+    std::string name;
+    alloc::SolverKind solver;
+    replay::ScalingSource scaling;
+  };
+  std::vector<Run> runs;
+  for (const std::string& p : policies) {
+    for (const std::string& sc : scalings) {
+      const bool plain = scalings.size() == 1 && sc == "oracle";
+      runs.push_back({plain ? p : p + "-" + sc, *solver_kind(p), *scaling_source(sc)});
+    }
+  }
   std::vector<replay::ReplayResult> results;
-  results.reserve(policies.size());
+  results.reserve(runs.size());
   const bool tty = isatty(STDERR_FILENO) != 0;
-  for (const std::string& policy : policies) {
+  for (const Run& run : runs) {
+    const std::string& policy = run.name;
     replay::ReplayOptions options;
-    options.solver = *solver_kind(policy);
+    options.solver = run.solver;
+    options.scaling = run.scaling;
+    options.learn = learn;
     options.objective = kObjectives.at(objective);
     options.horizon_s = horizon;
     options.time_limit_s = time_limit;
     options.max_running = max_running;
+    options.hole_aware = hole_aware;
+    options.hole_horizon = hole_horizon;
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     int last_decile = -1;
@@ -248,7 +359,7 @@ int main(int argc, char** argv) {
     }
     result->metrics.policy = policy;
     const std::string dir =
-        policies.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
+        runs.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
     if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
       std::cerr << "elastic-replay: " << s.message() << "\n";
       return kFailed;
@@ -262,9 +373,10 @@ int main(int argc, char** argv) {
   }
 
   const replay::HoleTrace& t = *trace;
-  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs)\n", trace_path,
-             t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(), workload_path,
-             workload->size());
+  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n",
+             trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(),
+             workload_path, workload->size(),
+             copies > 1 ? fmt::format(" in {} copies", copies) : "", max_running);
   std::vector<const replay::Metrics*> table;
   for (const auto& r : results) table.push_back(&r.metrics);
   fmt::print("{}", replay::summary_table(table));

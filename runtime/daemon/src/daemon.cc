@@ -30,10 +30,6 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
-// Relative change of a learned table that is worth a re-plan (reports come every 0.5 s).
-constexpr double kReplanOnChange = 0.1;
-// How much better than the best measured job an unmeasured one is assumed to be (prior_per_node).
-constexpr double kExplorationBonus = 0.1;
 // A start that the launcher refused (or that lost a process while it started) is retried by the
 // next plans this many times in a row before the job fails: on a cluster that is a node or daemon
 // failing, not the job. A command that never joins (the spawn timed out) fails at once.
@@ -334,7 +330,7 @@ void Daemon::learn(Job& job) {
   const int nodes = static_cast<int>(g.nodes().size());
   job.learned->observe(nodes, g.samples_per_s());
   const alloc::PiecewiseLinear table = job.learned->table(prior_per_node());
-  if (alloc::changed_significantly(job.planned_table, table, kReplanOnChange)) {
+  if (alloc::changed_significantly(job.planned_table, table, alloc::kReplanOnChange)) {
     log("throughput_learned", {{"job", job.rec.spec.id},
                                {"nodes", nodes},
                                {"samples_per_s", g.samples_per_s()},
@@ -356,7 +352,7 @@ double Daemon::prior_per_node() const {
       best = std::max(best, j.learned->r1());
     }
   }
-  return best > 0 ? best * (1.0 + kExplorationBonus) : 1.0;
+  return alloc::unmeasured_prior(best);
 }
 
 void Daemon::check_leaving() {

@@ -76,6 +76,20 @@ class ScalingModel {
   double serial_ = 0.0;
 };
 
+// The policy around the model, shared by elasticd and elastic-replay's learned mode so that the
+// replay measures what the daemon does.
+// Relative change of a learned table that is worth a re-plan (changed_significantly's rel_tol).
+inline constexpr double kReplanOnChange = 0.1;
+// How much better than the best measured job an unmeasured one is assumed to be.
+inline constexpr double kExplorationBonus = 0.1;
+
+// Samples/s per node assumed for a job with neither a table nor reports, given the largest r(1)
+// of the other active jobs (`best_r1`, <= 0 when none is known): optimism in the face of
+// uncertainty. best_r1 raised by kExplorationBonus, so that a job that has not run yet wins nodes
+// from a measured job that looks no better (with an equal guess the plan would keep the incumbent
+// forever), gets measured, and then competes on its own data; 1 when nothing is known.
+double unmeasured_prior(double best_r1);
+
 // Whether two tables differ by more than `rel_tol` (relative to the larger value) at some integer
 // count from 1 to the larger table's last count: the runtime re-plans on new throughput data
 // when this says so, instead of on every 0.5 s report. An empty table differs from a non-empty one.

@@ -32,6 +32,8 @@ struct Metrics {
   std::int64_t solves = 0;          // allocator calls
   std::int64_t solves_skipped = 0;  // events where the allocator's answer was known
   std::int64_t solves_not_optimal = 0;  // time limit hit
+  std::int64_t reports = 0;          // progress reports observed (learned scaling)
+  std::int64_t learned_replans = 0;  // report instants at which a learned table moved enough
   double solve_ms_p50 = 0.0, solve_ms_p99 = 0.0, solve_ms_max = 0.0;
   double jct_s_p50 = 0.0, jct_s_p99 = 0.0;  // job completion time: finish - arrival, finished jobs
   double wall_s = 0.0;              // replay time

@@ -7,6 +7,8 @@
 //    instant is computed from its rate and stall end).
 //  * A held node that leaves the pool is lost at once and the job is charged its shrink stall.
 //  * Arrived jobs are admitted first-come-first-served while fewer than max_running are admitted.
+//  * With ScalingSource::kLearned, report instants (every learn.report_period_s while a job holds
+//    nodes) are events too; a report that moves a learned table enough re-plans.
 //  * The allocator is called whenever the pool or the set of jobs changed (it is skipped when its
 //    input equals the previous call's, or when only nodes joined and every job is at its maximum);
 //    its plan is applied at once, charging grow (Tcup) / shrink (Tcdw) stalls. Stalls queue: a new
@@ -24,6 +26,7 @@
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/hole_trace.h"
 #include "elastic/replay/metrics.h"
+#include "elastic/replay/scaling_knowledge.h"
 
 namespace elastic::replay {
 
@@ -35,6 +38,16 @@ struct ReplayOptions {
   double horizon_s = 10.0;
   double time_limit_s = 10.0;
   int max_running = 10;
+  // What the allocator knows of the jobs' scalability (scaling_knowledge.h); progress is always
+  // credited at the true rates.
+  ScalingSource scaling = ScalingSource::kOracle;
+  LearnOptions learn;
+  // Hole-lifetime-aware planning (alloc::HoleLifetime, learned from the holes that ended so far):
+  // hole_aware gives each pool node its expected remaining idle time and marks those expected to
+  // leave within the horizon leaving_soon; hole_horizon replaces horizon_s at each solve with the
+  // pool's median expected remaining idle time (within [1, 600] s).
+  bool hole_aware = false;
+  bool hole_horizon = false;
   bool record_timeline = true;
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;

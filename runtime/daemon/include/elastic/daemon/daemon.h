@@ -73,11 +73,8 @@ class Daemon {
   // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned
   // table moved by more than kReplanOnChange.
   void learn(Job& job);
-  // Samples/s per node assumed for a job with neither a table nor reports: optimism in the face of
-  // uncertainty. The largest r(1) of the other active jobs (1 when there is none) raised by
-  // kExplorationBonus, so that a job that has not run yet wins nodes from a measured job that
-  // looks no better (with an equal guess the plan would keep the incumbent forever), gets
-  // measured, and then competes on its own data.
+  // Samples/s per node assumed for a job with neither a table nor reports:
+  // alloc::unmeasured_prior of the largest r(1) of the other active jobs.
   double prior_per_node() const;
   // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
   void check_leaving();
