@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   std::uint64_t epochs = 5, commit_every = 10;
   std::size_t hidden = 128, batch = 32;
   float lr = 0.01f, momentum = 0.9f;
+  int lr_ranks = 0;
   double target = 0;
   std::uint64_t seed = 1;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
@@ -51,6 +52,10 @@ int main(int argc, char** argv) {
   app.add_option("--hidden", hidden, "hidden units")->check(CLI::PositiveNumber);
   app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
   app.add_option("--lr", lr, "learning rate");
+  app.add_option("--lr-ranks", lr_ranks,
+                 "the number of ranks --lr is meant for: the rate follows the job's size (linear scaling rule, "
+                 "lr x ranks / N); 0 keeps it constant")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")->check(CLI::PositiveNumber);
   app.add_option("--checkpoint", checkpoint,
@@ -94,6 +99,7 @@ int main(int argc, char** argv) {
   double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0;
   std::int64_t samples = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  float lr_now = lr;
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {
     xb.resize(c.ids.size() * train->features);
@@ -114,7 +120,7 @@ int main(int argc, char** argv) {
     }
     std::copy_n(reduce_buf.begin(), model.grads().size(), model.grads().begin());
     const auto global = static_cast<float>(c.global_batch);
-    model.sgd_step(lr, momentum, 1.0f / global);
+    model.sgd_step(lr_now, momentum, 1.0f / global);
     epoch_loss += reduce_buf[reduce_buf.size() - 2];
     epoch_correct += reduce_buf[reduce_buf.size() - 1];
     epoch_seen += global;
@@ -124,9 +130,10 @@ int main(int argc, char** argv) {
 
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {
-    // The learning rate stays as it is: the step divides the summed gradient by the global batch,
-    // so a membership change only changes the batch size. A job that wants the linear scaling rule
-    // would set lr = base_lr * info.size / reference_size here.
+    // The step divides the summed gradient by the global batch, so a membership change changes the
+    // batch size. With --lr-ranks the rate follows it (linear scaling rule): each epoch then moves
+    // the weights about as far at any size, and the accuracy depends less on the rescale schedule.
+    lr_now = lr_ranks > 0 ? lr * static_cast<float>(info.size) / static_cast<float>(lr_ranks) : lr;
     if (info.rank == 0 && info.reason == rt::ResetReason::kStart && info.step > 0) {
       std::printf("resumed from the checkpoint at step %lld on %d ranks\n", static_cast<long long>(info.step),
                   info.size);

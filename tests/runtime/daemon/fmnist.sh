@@ -12,7 +12,8 @@ CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 FMNIST=$5
 out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
 accuracy() { sed -n 's/^final test accuracy \([0-9.]*\).*/\1/p'; }
 EPOCHS=5
-TRAIN_ARGS=(--batch 32 --seed 7)
+# --lr-ranks 2: the rate the fixed 2-rank run uses, scaled with the job size (linear scaling rule)
+TRAIN_ARGS=(--batch 32 --seed 7 --lr-ranks 2)
 
 # submit_fmnist ID MIN MAX [EXTRA ARG ...]: the example as a job (EPOCHS epochs), one rank per node.
 submit_fmnist() {
