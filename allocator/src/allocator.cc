@@ -9,7 +9,7 @@
 
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/node_mapping.h"
-#include "elastic/allocator/solvers.h"
+#include "elastic/allocator/solver_table.h"
 #include "fmt/format.h"
 
 namespace elastic::alloc {
@@ -33,21 +33,6 @@ absl::Status check_seconds(double value, std::string_view field) {
     return field_error(field, fmt::format("must be <= {:g}, got {:g}", kMaxSeconds, value));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<CountSolution> dispatch(SolverKind solver, const CountModel& model,
-                                       const SolveOptions& options) {
-  switch (solver) {
-    case SolverKind::kMilp:
-      return solve_milp(model, options);
-    case SolverKind::kDp:
-      return solve_dp(model, options);
-    case SolverKind::kNodeMilp:
-      return solve_node_milp(model, options);
-    case SolverKind::kEqualShare:
-      return solve_equal_share(model, options);
-  }
-  return absl::InvalidArgumentError("solver: unknown solver kind");
 }
 
 // A solver's answer is trusted only after this: the rest of the allocator relies on it.
@@ -93,6 +78,10 @@ absl::Status validate_problem(const Problem& problem) {
       problem.horizon_s > kMaxSeconds) {
     return field_error(
         "horizon_s", fmt::format("must be in (0, {:g}], got {:g}", kMaxSeconds, problem.horizon_s));
+  }
+  if (find_solver(problem.solver) == nullptr) {
+    return field_error("solver",
+                       fmt::format("unknown solver kind {}", static_cast<int>(problem.solver)));
   }
   if (!(problem.time_limit_s > 0)) {
     return field_error("time_limit_s", fmt::format("must be > 0, got {}", problem.time_limit_s));
@@ -194,7 +183,7 @@ absl::StatusOr<Allocation> allocate(const Problem& problem) {
       solution.counts.assign(model.jobs.size(), 0);
       for (std::size_t j = 0; j < model.jobs.size(); ++j) solution.objective += model.gain(j, 0);
     } else {
-      absl::StatusOr<CountSolution> solved = dispatch(problem.solver, model, options);
+      absl::StatusOr<CountSolution> solved = find_solver(problem.solver)->solve(model, options);
       if (!solved.ok()) return solved.status();
       solution = *std::move(solved);
     }

@@ -15,6 +15,7 @@
 #include "elastic/allocator/allocator.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/problem_json.h"
+#include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
 #include "fmt/core.h"
 
@@ -224,8 +225,9 @@ int main(int argc, char** argv) {
   Options options;
   auto* problem = app.add_option("PROBLEM", options.problem_path,
                                  "Problem JSON file, or - to read standard input");
-  app.add_option("--solver", options.solver, "Override the problem's solver")
-      ->check(CLI::IsMember({"milp", "dp", "node-milp", "equal-share"}));
+  app.add_option("--solver", options.solver,
+                 "Override the problem's solver: " + elastic::alloc::solver_help())
+      ->check(CLI::IsMember(elastic::alloc::solver_names()));
   app.add_option("--objective", options.objective, "Override the problem's objective")
       ->check(CLI::IsMember({"throughput", "speedup", "weighted", "fair"}));
   app.add_option("--time-limit", options.time_limit_s, "Override the solver time limit (seconds)")

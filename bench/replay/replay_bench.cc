@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/simulator.h"
@@ -66,17 +67,28 @@ void run(benchmark::State& state, const replay::HoleTrace& trace, alloc::SolverK
   state.counters["s_per_day"] = m.wall_s / ((trace.end - trace.start) / 86400.0);
 }
 
-void BM_Summit2d(benchmark::State& state) {
-  run(state, slice(), static_cast<alloc::SolverKind>(state.range(0)));
-}
-void BM_Tiled15d(benchmark::State& state) {
-  run(state, tiled(15.0), static_cast<alloc::SolverKind>(state.range(0)));
-}
+const replay::HoleTrace& tiled15() { return tiled(15.0); }
 
-// Arguments: 3 = equal-share (baseline), 1 = dp, 0 = milp (see alloc::SolverKind).
-BENCHMARK(BM_Summit2d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK(BM_Tiled15d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+void add(const std::string& name, const replay::HoleTrace& (*trace)(), alloc::SolverKind kind) {
+  benchmark::RegisterBenchmark(
+      name.c_str(), [trace, kind](benchmark::State& state) { run(state, trace(), kind); })
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime();
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// One run per solver of the table but the node MILP (a binary per job and node: thousands of
+// nodes are out of its reach).
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  for (const alloc::Solver& s : alloc::solver_table()) {
+    if (s.kind == alloc::SolverKind::kNodeMilp) continue;
+    add("Summit2d/" + std::string(s.name), slice, s.kind);
+    add("Tiled15d/" + std::string(s.name), tiled15, s.kind);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -3,6 +3,7 @@
 // the shared Summit slice checking the metrics' invariants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/easy_backfill.h"
 #include "elastic/replay/hole_trace.h"
@@ -271,13 +273,9 @@ alloc::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, d
 }
 
 std::string solver_name(const ::testing::TestParamInfo<alloc::SolverKind>& info) {
-  switch (info.param) {
-    case alloc::SolverKind::kMilp: return "milp";
-    case alloc::SolverKind::kDp: return "dp";
-    case alloc::SolverKind::kNodeMilp: return "node_milp";
-    case alloc::SolverKind::kEqualShare: return "equal_share";
-  }
-  return "unknown";
+  std::string name(alloc::to_string(info.param));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 class Accounting : public ::testing::TestWithParam<alloc::SolverKind> {};

@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
@@ -74,14 +75,6 @@ std::optional<replay::ScalingSource> scaling_source(const std::string& name) {
   return std::nullopt;
 }
 
-std::optional<alloc::SolverKind> solver_kind(const std::string& name) {
-  if (name == "milp") return alloc::SolverKind::kMilp;
-  if (name == "dp") return alloc::SolverKind::kDp;
-  if (name == "equal-share") return alloc::SolverKind::kEqualShare;
-  if (name == "node-milp") return alloc::SolverKind::kNodeMilp;
-  return std::nullopt;
-}
-
 // "1613000000" (Unix seconds) or "+3600" (seconds after the trace start).
 struct TimeArg {
   double value = 0.0;
@@ -123,7 +116,7 @@ int main(int argc, char** argv) {
   app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
   app.add_option("--out", out_dir, "Output folder")->capture_default_str();
-  app.add_option("--solver", solver, "milp | dp | equal-share | node-milp")->capture_default_str();
+  app.add_option("--solver", solver, alloc::solver_help())->capture_default_str();
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--scaling", scaling,
                  "What the planner knows of scalability: oracle | learned | none, or a "
@@ -183,8 +176,8 @@ int main(int argc, char** argv) {
       compare.empty() ? std::vector<std::string>{solver}
                       : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
   for (const std::string& p : policies) {
-    if (!solver_kind(p)) {
-      return bad("unknown solver '" + echo_token(p) + "' (milp, dp, equal-share, node-milp)");
+    if (absl::StatusOr<alloc::SolverKind> kind = alloc::parse_solver(p); !kind.ok()) {
+      return bad(std::string(kind.status().message()));
     }
   }
   const std::vector<std::string> scalings = absl::StrSplit(scaling, ',', absl::SkipEmpty());
@@ -312,7 +305,7 @@ int main(int argc, char** argv) {
   for (const std::string& p : policies) {
     for (const std::string& sc : scalings) {
       const bool plain = scalings.size() == 1 && sc == "oracle";
-      runs.push_back({plain ? p : p + "-" + sc, *solver_kind(p), *scaling_source(sc)});
+      runs.push_back({plain ? p : p + "-" + sc, *alloc::parse_solver(p), *scaling_source(sc)});
     }
   }
   std::vector<replay::ReplayResult> results;

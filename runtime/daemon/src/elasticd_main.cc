@@ -11,7 +11,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "elastic/allocator/problem_json.h"
+#include "elastic/allocator/solver_table.h"
 #include "elastic/daemon/daemon.h"
 
 namespace {
@@ -27,7 +27,7 @@ int finalize_and_exit(int code) {
   return code;
 }
 
-// --solver takes the allocator's names (problem_json.h); an unknown one is refused with the list.
+// --solver takes the allocator's names (solver_table.h); an unknown one is refused with the list.
 std::string check_solver(const std::string& name) {
   absl::StatusOr<elastic::alloc::SolverKind> kind = elastic::alloc::parse_solver(name);
   return kind.ok() ? std::string() : std::string(kind.status().message());
@@ -62,9 +62,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   // How each plan is stated and solved (plan_actions.h).
   std::string solver(elastic::alloc::to_string(o.plan.solver));
-  app.add_option("--solver", solver,
-                 "Allocator solver: dp (exact dynamic program), milp (count MILP, lp_solve), "
-                 "node-milp (BFTrainer's per-node MILP) or equal-share (heuristic)")
+  app.add_option("--solver", solver, "Allocator solver: " + elastic::alloc::solver_help())
       ->check(CLI::Validator(check_solver, "SOLVER"))
       ->capture_default_str();
   app.add_option(

@@ -15,7 +15,8 @@ absl::StatusOr<Allocation> allocate(const Problem& problem);
 
 // The checks allocate() makes before solving: duplicate job ids / pool nodes / held nodes, a node
 // held by two jobs or of another kind than its job, min_nodes < 1, min > max, negative stalls,
-// weights or min_share, empty tables, horizon_s <= 0, time_limit_s <= 0. Names the field.
+// weights or min_share, empty tables, horizon_s <= 0, time_limit_s <= 0, a solver outside the
+// table (solver_table.h). Names the field.
 absl::Status validate_problem(const Problem& problem);
 
 }  // namespace elastic::alloc
