@@ -40,8 +40,11 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
       int code = Z_OK;
       const char* message = gzerror(file_.get(), &code);
       if (code != Z_OK && code != Z_STREAM_END) {
-        return absl::DataLossError(fmt::format("{}:{}: cannot read: {}", path_, line_number_ + 1,
-                                               message ? message : "zlib error"));
+        // A damaged or truncated stream is bad input; an I/O error is a failure of the run.
+        const std::string what = fmt::format("{}:{}: cannot read: {}", path_, line_number_ + 1,
+                                             message ? message : "zlib error");
+        const bool damaged = code == Z_DATA_ERROR || code == Z_BUF_ERROR;
+        return damaged ? absl::InvalidArgumentError(what) : absl::DataLossError(what);
       }
       break;  // end of file
     }

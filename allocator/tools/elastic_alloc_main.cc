@@ -17,6 +17,7 @@
 #include "elastic/allocator/problem_json.h"
 #include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
+#include "elastic/cli/exit_code.h"
 #include "fmt/core.h"
 
 namespace {
@@ -24,9 +25,10 @@ namespace {
 using elastic::alloc::Allocation;
 using elastic::alloc::Problem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
+using elastic::cli::exit_code;
+using elastic::cli::kExitBadInput;
+using elastic::cli::kExitFailure;
+using elastic::cli::kExitOk;
 
 constexpr const char* kFooter = R"(
 PROBLEM JSON (input):
@@ -48,8 +50,6 @@ ALLOCATION JSON (output):
   status: optimal | time_limit (best found when the limit hit) | heuristic (equal-share).
   objective: sum over jobs of T*v(N) minus grow/shrink stall costs (value units x seconds).
 
-SOLVERS:   milp (count MILP, lp_solve), dp (exact dynamic program), node-milp (BFTrainer's
-           per-node MILP, the reference), equal-share (BFTrainer's baseline heuristic).
 OBJECTIVES: throughput (value table, else samples/s), speedup (r(n)/r(1)),
            weighted (weight x value), fair (max-min normalised progress, then throughput).
 
@@ -59,7 +59,8 @@ WORKLOAD MODE:
   pool of --nodes nodes, each job holding a seeded random set of nodes, and prints a table
   (or the allocation JSON with --json, or the generated problem with --emit-problem).
 
-EXIT CODES: 0 success, 2 bad input (the message names the file and field), 1 internal error.
+EXIT CODES (elastic/cli/exit_code.h): 0 success, 2 bad input (the message names the file and
+field), 1 internal error.
 )";
 
 struct Options {
@@ -81,18 +82,6 @@ int fail(int code, std::string_view where, std::string_view message) {
   return code;
 }
 
-int exit_code(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kDataLoss:
-    case absl::StatusCode::kOutOfRange:
-      return kExitBadInput;
-    default:
-      return kExitInternal;
-  }
-}
-
 absl::StatusOr<std::string> read_all(const std::string& path) {
   std::ostringstream text;
   if (path == "-") {
@@ -102,7 +91,7 @@ absl::StatusOr<std::string> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError("cannot open the file");
   text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError("cannot read the file");
+  if (in.bad()) return absl::InvalidArgumentError("cannot read the file");  // e.g. a directory
   return text.str();
 }
 
@@ -186,7 +175,9 @@ int run(const Options& options) {
       return fail(exit_code(problem.status()), "", std::string(problem.status().message()));
   } else {
     absl::StatusOr<std::string> text = read_all(options.problem_path);
-    if (!text.ok()) return fail(kExitBadInput, source, std::string(text.status().message()));
+    if (!text.ok()) {
+      return fail(exit_code(text.status()), source, std::string(text.status().message()));
+    }
     problem = elastic::alloc::parse_problem_json(*text);
     if (!problem.ok())
       return fail(exit_code(problem.status()), source, std::string(problem.status().message()));
@@ -210,7 +201,7 @@ int run(const Options& options) {
     std::cout << elastic::alloc::allocation_to_json(*allocation, &*problem).dump(indent) << "\n";
   }
   std::cout.flush();
-  if (!std::cout) return fail(kExitInternal, "", "cannot write the output");
+  if (!std::cout) return fail(kExitFailure, "", "cannot write the output");
   return kExitOk;
 }
 
@@ -262,6 +253,6 @@ int main(int argc, char** argv) {
   try {
     return run(options);
   } catch (const std::exception& e) {
-    return fail(kExitInternal, "internal error", e.what());
+    return fail(kExitFailure, "internal error", e.what());
   }
 }

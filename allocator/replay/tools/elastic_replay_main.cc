@@ -18,6 +18,7 @@
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/solver_table.h"
 #include "elastic/allocator/workload_csv.h"
+#include "elastic/cli/exit_code.h"
 #include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
 #include "elastic/replay/scale_workload.h"
@@ -31,8 +32,9 @@ namespace {
 
 using namespace elastic;
 
-constexpr int kBadInput = 2;
-constexpr int kFailed = 1;
+using cli::exit_code;
+using cli::kExitBadInput;
+using cli::kExitFailure;
 
 constexpr const char* kSemantics = R"(
 Semantics:
@@ -90,13 +92,6 @@ std::optional<TimeArg> parse_time(std::string text) {
   }
   if (!absl::SimpleAtod(text, &t.value)) return std::nullopt;
   return t;
-}
-
-int exit_code(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kInvalidArgument || s.code() == absl::StatusCode::kNotFound ||
-                 s.code() == absl::StatusCode::kDataLoss || s.code() == absl::StatusCode::kOutOfRange
-             ? kBadInput
-             : kFailed;
 }
 
 }  // namespace
@@ -164,12 +159,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kBadInput;  // --help is 0; CLI11's own codes are not ours
+    // --help is 0; CLI11's own codes are not ours
+    return app.exit(e) == 0 ? cli::kExitOk : kExitBadInput;
   }
 
   auto bad = [](const std::string& what) {
     std::cerr << "elastic-replay: " << what << "\n";
-    return kBadInput;
+    return kExitBadInput;
   };
   using alloc::echo_token;
   std::vector<std::string> policies =
@@ -355,7 +351,7 @@ int main(int argc, char** argv) {
         runs.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
     if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
       std::cerr << "elastic-replay: " << s.message() << "\n";
-      return kFailed;
+      return kExitFailure;
     }
     if (!no_plots) {
       if (std::string warning = replay::write_plots(dir); !warning.empty()) {
@@ -374,5 +370,5 @@ int main(int argc, char** argv) {
   for (const auto& r : results) table.push_back(&r.metrics);
   fmt::print("{}", replay::summary_table(table));
   fmt::print("outputs in {}\n", out_dir);
-  return 0;
+  return cli::kExitOk;
 }

@@ -1,7 +1,8 @@
 // `elastic`: the user's CLI for the resident runtime. It talks to elasticd only through the state
 // dir (state_dir.h): submit/cancel drop files in queue/, status/nodes read status.json (and the
 // journal and queue when no daemon runs), feed writes the hostfile the daemon watches, up starts
-// the daemon under mpirun. Exit codes: 0 ok, 2 bad input, 1 runtime error.
+// the daemon under mpirun. Exit codes (elastic/cli/exit_code.h): 0 ok, 2 bad input, 1 runtime
+// error.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "elastic/cli/exit_code.h"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/feed.h"
 #include "elastic/control/feed_trace.h"
@@ -29,21 +31,13 @@ using namespace elastic::rt;
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kRuntimeError = 1;
-constexpr int kBadInput = 2;
+constexpr int kOk = elastic::cli::kExitOk;
+constexpr int kRuntimeError = elastic::cli::kExitFailure;
+constexpr int kBadInput = elastic::cli::kExitBadInput;
 
 int fail(const absl::Status& s) {
   std::cerr << "elastic: " << s.message() << "\n";
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-      return kBadInput;
-    default:
-      return kRuntimeError;
-  }
+  return elastic::cli::exit_code(s);
 }
 
 fs::path exe_dir() {

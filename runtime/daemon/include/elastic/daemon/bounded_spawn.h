@@ -36,10 +36,10 @@ inline constexpr const char* kEnvProgram = "/usr/bin/env";
 // provides MPI_THREAD_MULTIPLE; otherwise the spawn runs inline and is not bounded.
 // Returns the intercommunicator (MPI_ERRORS_RETURN). Errors (membership_error.h): Unavailable (the
 // spawn was refused: `*parent` is intact), Aborted (a parent rank failed), Internal (MPI_Info or
-// the private duplicate of MPI_COMM_SELF failed before the spawn); DeadlineExceeded when the spawn did not return in time: then
-// `*parent` has been revoked (the other parent ranks, blocked in their part of the spawn, return
-// with an error) and handed to the helper thread, so it is null on return; the abandoned spawn's
-// intercommunicator is revoked and freed if it ever completes.
+// the private duplicate of MPI_COMM_SELF failed before the spawn); DeadlineExceeded when the spawn
+// did not return in time: then `*parent` has been revoked (the other parent ranks, blocked in
+// their part of the spawn, return with an error) and handed to the helper thread, so it is null on
+// return; the abandoned spawn's intercommunicator is revoked and freed if it ever completes.
 absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
                                    std::chrono::milliseconds timeout);
 
