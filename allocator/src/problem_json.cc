@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "elastic/allocator/allocator.h"
+#include "elastic/allocator/validate_problem.h"
 #include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
