@@ -16,8 +16,8 @@
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/problem_json.h"
 #include "elastic/allocator/solver_table.h"
-#include "elastic/allocator/workload_csv.h"
 #include "elastic/cli/exit_code.h"
+#include "elastic/traces/workload_csv.h"
 #include "fmt/core.h"
 
 namespace {
@@ -98,8 +98,8 @@ absl::StatusOr<std::string> read_all(const std::string& path) {
 // A problem from a real workload: `count` jobs on `pool` nodes named node0001..., each holding a
 // seeded random set of nodes as if a previous plan had placed it.
 absl::StatusOr<Problem> workload_problem(const Options& options) {
-  absl::StatusOr<std::vector<elastic::alloc::WorkloadJob>> jobs =
-      elastic::alloc::load_workload_csv(options.workload_path);
+  absl::StatusOr<std::vector<elastic::traces::WorkloadJob>> jobs =
+      elastic::traces::load_workload_csv(options.workload_path);
   if (!jobs.ok()) return jobs.status();
   Problem problem;
   const int width = static_cast<int>(std::to_string(options.nodes).size());
@@ -117,7 +117,7 @@ absl::StatusOr<Problem> workload_problem(const Options& options) {
   const int fair_share = std::max(1, 2 * options.nodes / std::max(1, static_cast<int>(count)));
   std::size_t next = 0;
   for (std::size_t j = 0; j < count; ++j) {
-    const elastic::alloc::WorkloadJob& w = (*jobs)[j];
+    const elastic::traces::WorkloadJob& w = (*jobs)[j];
     elastic::alloc::Job job;
     job.id = w.id;
     job.min_nodes = w.min_nodes;

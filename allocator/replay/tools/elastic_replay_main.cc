@@ -17,15 +17,15 @@
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/solver_table.h"
-#include "elastic/allocator/workload_csv.h"
 #include "elastic/cli/exit_code.h"
-#include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
 #include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
-#include "elastic/replay/swf_log.h"
 #include "elastic/replay/tile_trace.h"
+#include "elastic/traces/interval_csv.h"
+#include "elastic/traces/swf_log.h"
+#include "elastic/traces/workload_csv.h"
 #include "fmt/format.h"
 
 namespace {
@@ -231,11 +231,11 @@ int main(int argc, char** argv) {
   if (scale_workload == "auto") copies = 0;
 
   // Holes.
-  const replay::ReadOptions read{.lenient = lenient};
+  const traces::ReadOptions read{.lenient = lenient};
   if (format == "auto") {
     format = absl::StrContains(trace_path, ".swf") ? "swf" : "intervals";
   }
-  absl::StatusOr<replay::HoleTrace> trace;
+  absl::StatusOr<traces::HoleTrace> trace;
   if (format == "swf") {
     replay::SwfHoleOptions so;
     so.capacity = capacity;
@@ -243,13 +243,13 @@ int main(int argc, char** argv) {
     else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
     else if (schedule != "auto")
       return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
-    absl::StatusOr<replay::SwfLog> log = replay::load_swf(trace_path, read);
+    absl::StatusOr<traces::SwfLog> log = traces::load_swf(trace_path, read);
     if (!log.ok()) return bad(std::string(log.status().message()));
     trace = replay::holes_from_swf(*log, so);
     // holes_from_swf does not know the file; load_interval_csv's messages start with it.
     if (!trace.ok()) return bad(trace_path + ": " + std::string(trace.status().message()));
   } else if (format == "intervals") {
-    trace = replay::load_interval_csv(trace_path, read);
+    trace = traces::load_interval_csv(trace_path, read);
   } else {
     return bad("unknown --format '" + echo_token(format) + "'");
   }
@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
     const double base = trace->start;
     if (start_t) lo = start_t->relative ? base + start_t->value : start_t->value;
     if (end_t) hi = end_t->relative ? base + end_t->value : end_t->value;
-    if (absl::Status s = replay::clip_to_window(*trace, lo, hi); !s.ok()) {
+    if (absl::Status s = traces::clip_to_window(*trace, lo, hi); !s.ok()) {
       return bad(std::string(s.message()));
     }
     if (trace->intervals.empty()) return bad("empty trace: no idle node in the window");
@@ -270,11 +270,12 @@ int main(int argc, char** argv) {
     if (!trace.ok()) return bad("--tile-days: " + std::string(trace.status().message()));
   }
 
-  absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
+  absl::StatusOr<std::vector<traces::WorkloadJob>> workload =
+      traces::load_workload_csv(workload_path);
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
   if (stall >= 0) {
-    for (alloc::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
+    for (traces::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
   }
   if (copies == 0) copies = replay::copies_to_fill(*trace, *workload, max_running);
   if (copies > 1) {
@@ -285,7 +286,7 @@ int main(int argc, char** argv) {
     max_running *= copies;
   }
   if (scale_workload != "1") {
-    absl::StatusOr<std::vector<alloc::WorkloadJob>> scaled =
+    absl::StatusOr<std::vector<traces::WorkloadJob>> scaled =
         replay::scale_workload(*workload, copies, trace->end - trace->start);
     if (!scaled.ok()) return bad("--scale-workload: " + std::string(scaled.status().message()));
     *workload = *std::move(scaled);
@@ -361,7 +362,7 @@ int main(int argc, char** argv) {
     results.push_back(std::move(*result));
   }
 
-  const replay::HoleTrace& t = *trace;
+  const traces::HoleTrace& t = *trace;
   fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n",
              trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(),
              workload_path, workload->size(),

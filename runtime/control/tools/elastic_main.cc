@@ -23,7 +23,7 @@
 #include "elastic/control/state_dir.h"
 #include "elastic/control/status.h"
 #include "elastic/control/up_command.h"
-#include "elastic/replay/interval_csv.h"
+#include "elastic/traces/interval_csv.h"
 #include "fmt/format.h"
 
 namespace fs = std::filesystem;
@@ -240,8 +240,8 @@ struct TraceArgs {
 // mapping first and then every change as it is written.
 int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   if (a.trace.empty()) return fail(absl::InvalidArgumentError("feed trace needs --trace FILE"));
-  absl::StatusOr<elastic::replay::HoleTrace> trace =
-      elastic::replay::load_interval_csv(a.trace, elastic::replay::ReadOptions{});
+  absl::StatusOr<elastic::traces::HoleTrace> trace =
+      elastic::traces::load_interval_csv(a.trace, elastic::traces::ReadOptions{});
   if (!trace.ok()) return fail(trace.status());
   TraceFeedOptions o;
   o.nodes = a.nodes;
