@@ -8,8 +8,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "elastic/allocator/validate_problem.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/allocator/validate_problem.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 

@@ -30,10 +30,9 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
-// A start that the launcher refused (Unavailable) or that lost a process while it started
-// (Aborted; membership_error.h) is retried by the next plans this many times in a row before the
-// job fails: on a cluster that is a node or daemon failing, not the job. A command that never
-// joins (the spawn timed out) fails at once, as does an MPI error outside the spawn (Internal).
+// A start refused (Unavailable) or that lost a process (Aborted; membership_error.h) is retried by
+// the next plans this many times in a row before the job fails: on a cluster that is a node or
+// daemon failing, not the job. A spawn that timed out or an MPI error (Internal) fails at once.
 constexpr int kStartAttempts = 3;
 // After a failed start or grow the daemon plans again after this delay, doubled with each failure
 // in a row up to kRetryMax: otherwise the job would wait for the next hostfile change.

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "elastic/cli/exit_code.h"
 #include "elastic/allocator/solver_table.h"
+#include "elastic/cli/exit_code.h"
 #include "elastic/daemon/daemon.h"
 
 namespace {

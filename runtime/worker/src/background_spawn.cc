@@ -31,8 +31,7 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
     }
     Comm merged;
     if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
-      out.error =
-          membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
+      out.error = membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
       break;
     }
     MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
