@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "elastic/allocator/allocator.h"
+#include "elastic/allocator/validate_problem.h"
 #include "fmt/format.h"
 
 namespace elastic::alloc {

@@ -8,8 +8,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "elastic/allocator/allocator.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/allocator/validate_problem.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -316,20 +316,6 @@ std::string_view to_string(Objective objective) {
   return "?";
 }
 
-std::string_view to_string(SolverKind solver) {
-  switch (solver) {
-    case SolverKind::kMilp:
-      return "milp";
-    case SolverKind::kDp:
-      return "dp";
-    case SolverKind::kNodeMilp:
-      return "node-milp";
-    case SolverKind::kEqualShare:
-      return "equal-share";
-  }
-  return "?";
-}
-
 std::string_view to_string(SolveStatus status) {
   switch (status) {
     case SolveStatus::kOptimal:
@@ -362,16 +348,6 @@ absl::StatusOr<Objective> parse_objective(std::string_view name) {
   return absl::InvalidArgumentError(fmt::format(
       "objective: unknown objective '{}' (accepted: throughput, speedup, weighted, fair)",
       echo_token(name)));
-}
-
-absl::StatusOr<SolverKind> parse_solver(std::string_view name) {
-  for (SolverKind s :
-       {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
-    if (name == to_string(s)) return s;
-  }
-  return absl::InvalidArgumentError(
-      fmt::format("solver: unknown solver '{}' (accepted: milp, dp, node-milp, equal-share)",
-                  echo_token(name)));
 }
 
 absl::StatusOr<Problem> problem_from_json(const json& value) {

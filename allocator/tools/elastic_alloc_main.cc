@@ -15,7 +15,9 @@
 #include "elastic/allocator/allocator.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/problem_json.h"
-#include "elastic/allocator/workload_csv.h"
+#include "elastic/allocator/solver_table.h"
+#include "elastic/cli/exit_code.h"
+#include "elastic/traces/workload_csv.h"
 #include "fmt/core.h"
 
 namespace {
@@ -23,9 +25,10 @@ namespace {
 using elastic::alloc::Allocation;
 using elastic::alloc::Problem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
+using elastic::cli::exit_code;
+using elastic::cli::kExitBadInput;
+using elastic::cli::kExitFailure;
+using elastic::cli::kExitOk;
 
 constexpr const char* kFooter = R"(
 PROBLEM JSON (input):
@@ -47,8 +50,6 @@ ALLOCATION JSON (output):
   status: optimal | time_limit (best found when the limit hit) | heuristic (equal-share).
   objective: sum over jobs of T*v(N) minus grow/shrink stall costs (value units x seconds).
 
-SOLVERS:   milp (count MILP, lp_solve), dp (exact dynamic program), node-milp (BFTrainer's
-           per-node MILP, the reference), equal-share (BFTrainer's baseline heuristic).
 OBJECTIVES: throughput (value table, else samples/s), speedup (r(n)/r(1)),
            weighted (weight x value), fair (max-min normalised progress, then throughput).
 
@@ -58,7 +59,8 @@ WORKLOAD MODE:
   pool of --nodes nodes, each job holding a seeded random set of nodes, and prints a table
   (or the allocation JSON with --json, or the generated problem with --emit-problem).
 
-EXIT CODES: 0 success, 2 bad input (the message names the file and field), 1 internal error.
+EXIT CODES (elastic/cli/exit_code.h): 0 success, 2 bad input (the message names the file and
+field), 1 internal error.
 )";
 
 struct Options {
@@ -80,18 +82,6 @@ int fail(int code, std::string_view where, std::string_view message) {
   return code;
 }
 
-int exit_code(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kDataLoss:
-    case absl::StatusCode::kOutOfRange:
-      return kExitBadInput;
-    default:
-      return kExitInternal;
-  }
-}
-
 absl::StatusOr<std::string> read_all(const std::string& path) {
   std::ostringstream text;
   if (path == "-") {
@@ -101,15 +91,15 @@ absl::StatusOr<std::string> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError("cannot open the file");
   text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError("cannot read the file");
+  if (in.bad()) return absl::InvalidArgumentError("cannot read the file");  // e.g. a directory
   return text.str();
 }
 
 // A problem from a real workload: `count` jobs on `pool` nodes named node0001..., each holding a
 // seeded random set of nodes as if a previous plan had placed it.
 absl::StatusOr<Problem> workload_problem(const Options& options) {
-  absl::StatusOr<std::vector<elastic::alloc::WorkloadJob>> jobs =
-      elastic::alloc::load_workload_csv(options.workload_path);
+  absl::StatusOr<std::vector<elastic::traces::WorkloadJob>> jobs =
+      elastic::traces::load_workload_csv(options.workload_path);
   if (!jobs.ok()) return jobs.status();
   Problem problem;
   const int width = static_cast<int>(std::to_string(options.nodes).size());
@@ -127,7 +117,7 @@ absl::StatusOr<Problem> workload_problem(const Options& options) {
   const int fair_share = std::max(1, 2 * options.nodes / std::max(1, static_cast<int>(count)));
   std::size_t next = 0;
   for (std::size_t j = 0; j < count; ++j) {
-    const elastic::alloc::WorkloadJob& w = (*jobs)[j];
+    const elastic::traces::WorkloadJob& w = (*jobs)[j];
     elastic::alloc::Job job;
     job.id = w.id;
     job.min_nodes = w.min_nodes;
@@ -185,7 +175,9 @@ int run(const Options& options) {
       return fail(exit_code(problem.status()), "", std::string(problem.status().message()));
   } else {
     absl::StatusOr<std::string> text = read_all(options.problem_path);
-    if (!text.ok()) return fail(kExitBadInput, source, std::string(text.status().message()));
+    if (!text.ok()) {
+      return fail(exit_code(text.status()), source, std::string(text.status().message()));
+    }
     problem = elastic::alloc::parse_problem_json(*text);
     if (!problem.ok())
       return fail(exit_code(problem.status()), source, std::string(problem.status().message()));
@@ -209,7 +201,7 @@ int run(const Options& options) {
     std::cout << elastic::alloc::allocation_to_json(*allocation, &*problem).dump(indent) << "\n";
   }
   std::cout.flush();
-  if (!std::cout) return fail(kExitInternal, "", "cannot write the output");
+  if (!std::cout) return fail(kExitFailure, "", "cannot write the output");
   return kExitOk;
 }
 
@@ -224,8 +216,9 @@ int main(int argc, char** argv) {
   Options options;
   auto* problem = app.add_option("PROBLEM", options.problem_path,
                                  "Problem JSON file, or - to read standard input");
-  app.add_option("--solver", options.solver, "Override the problem's solver")
-      ->check(CLI::IsMember({"milp", "dp", "node-milp", "equal-share"}));
+  app.add_option("--solver", options.solver,
+                 "Override the problem's solver: " + elastic::alloc::solver_help())
+      ->check(CLI::IsMember(elastic::alloc::solver_names()));
   app.add_option("--objective", options.objective, "Override the problem's objective")
       ->check(CLI::IsMember({"throughput", "speedup", "weighted", "fair"}));
   app.add_option("--time-limit", options.time_limit_s, "Override the solver time limit (seconds)")
@@ -260,6 +253,6 @@ int main(int argc, char** argv) {
   try {
     return run(options);
   } catch (const std::exception& e) {
-    return fail(kExitInternal, "internal error", e.what());
+    return fail(kExitFailure, "internal error", e.what());
   }
 }

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "elastic/allocator/count_model.h"
-#include "elastic/allocator/solvers.h"
+#include "elastic/allocator/solver_table.h"
 
 #ifndef ELASTIC_SHARED_DATA
 #define ELASTIC_SHARED_DATA "../shared/data"
@@ -114,15 +114,23 @@ struct SolverEntry {
   int max_node_binaries = 0;  // > 0: only sizes with jobs x nodes up to this
 };
 
+// Every solver of the table; the exact ones also without the Lagrangian presolve ("_nopre"). The
+// node MILP (the baseline, no presolve) and the count MILP without presolve only where they finish.
 std::vector<SolverEntry> solvers() {
-  return {
-      {"node_milp", solve_node_milp, {kNodeMilpLimitS, false}, 10 * 256},
-      {"count_milp", solve_milp, {kTimeLimitS, true}, 0},
-      {"count_milp_nopre", solve_milp, {kTimeLimitS, false}, 10 * 1024},
-      {"dp", solve_dp, {kTimeLimitS, true}, 0},
-      {"dp_nopre", solve_dp, {kTimeLimitS, false}, 0},
-      {"equal_share", solve_equal_share, {kTimeLimitS, false}, 0},
-  };
+  std::vector<SolverEntry> entries;
+  for (const Solver& s : solver_table()) {
+    const std::string name(s.name);
+    if (s.kind == SolverKind::kNodeMilp) {
+      entries.push_back({name, s.solve, {kNodeMilpLimitS, false}, 10 * 256});
+      continue;
+    }
+    entries.push_back({name, s.solve, {kTimeLimitS, true}, 0});
+    if (s.exact) {
+      const int cap = s.kind == SolverKind::kMilp ? 10 * 1024 : 0;
+      entries.push_back({name + "_nopre", s.solve, {kTimeLimitS, false}, cap});
+    }
+  }
+  return entries;
 }
 
 struct Outcome {
@@ -178,7 +186,7 @@ void print_table() {
               "objective / note");
   for (Size size : kSizes) {
     const std::string label = size_label(size);
-    const auto base = g_outcomes.find({"node_milp", label});
+    const auto base = g_outcomes.find({std::string(to_string(SolverKind::kNodeMilp)), label});
     const bool have_base = base != g_outcomes.end() && base->second.median_ms > 0;
     for (const SolverEntry& solver : solvers()) {
       const auto it = g_outcomes.find({solver.name, label});

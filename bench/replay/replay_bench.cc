@@ -7,10 +7,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "elastic/allocator/workload_csv.h"
-#include "elastic/replay/interval_csv.h"
+#include "elastic/allocator/solver_table.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/tile_trace.h"
+#include "elastic/traces/interval_csv.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace {
 
@@ -18,9 +19,9 @@ using namespace elastic;
 
 const std::string kData = ELASTIC_SHARED_DATA;
 
-const replay::HoleTrace& slice() {
-  static const replay::HoleTrace trace = [] {
-    auto t = replay::load_interval_csv(
+const traces::HoleTrace& slice() {
+  static const traces::HoleTrace trace = [] {
+    auto t = traces::load_interval_csv(
         kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz", {});
     if (!t.ok()) std::abort();
     return *t;
@@ -28,8 +29,8 @@ const replay::HoleTrace& slice() {
   return trace;
 }
 
-const replay::HoleTrace& tiled(double days) {
-  static const replay::HoleTrace trace = [days] {
+const traces::HoleTrace& tiled(double days) {
+  static const traces::HoleTrace trace = [days] {
     auto t = replay::tile_trace(slice(), days * 86400.0);
     if (!t.ok()) std::abort();
     return *t;
@@ -37,16 +38,16 @@ const replay::HoleTrace& tiled(double days) {
   return trace;
 }
 
-const std::vector<alloc::WorkloadJob>& workload() {
-  static const std::vector<alloc::WorkloadJob> jobs = [] {
-    auto w = alloc::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-1000J.csv.gz");
+const std::vector<traces::WorkloadJob>& workload() {
+  static const std::vector<traces::WorkloadJob> jobs = [] {
+    auto w = traces::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-1000J.csv.gz");
     if (!w.ok()) std::abort();
     return *w;
   }();
   return jobs;
 }
 
-void run(benchmark::State& state, const replay::HoleTrace& trace, alloc::SolverKind solver) {
+void run(benchmark::State& state, const traces::HoleTrace& trace, alloc::SolverKind solver) {
   replay::ReplayOptions options;
   options.solver = solver;
   options.record_timeline = false;
@@ -66,17 +67,28 @@ void run(benchmark::State& state, const replay::HoleTrace& trace, alloc::SolverK
   state.counters["s_per_day"] = m.wall_s / ((trace.end - trace.start) / 86400.0);
 }
 
-void BM_Summit2d(benchmark::State& state) {
-  run(state, slice(), static_cast<alloc::SolverKind>(state.range(0)));
-}
-void BM_Tiled15d(benchmark::State& state) {
-  run(state, tiled(15.0), static_cast<alloc::SolverKind>(state.range(0)));
-}
+const traces::HoleTrace& tiled15() { return tiled(15.0); }
 
-// Arguments: 3 = equal-share (baseline), 1 = dp, 0 = milp (see alloc::SolverKind).
-BENCHMARK(BM_Summit2d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK(BM_Tiled15d)->Arg(3)->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+void add(const std::string& name, const traces::HoleTrace& (*trace)(), alloc::SolverKind kind) {
+  benchmark::RegisterBenchmark(
+      name.c_str(), [trace, kind](benchmark::State& state) { run(state, trace(), kind); })
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime();
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// One run per solver of the table but the node MILP (a binary per job and node: thousands of
+// nodes are out of its reach).
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  for (const alloc::Solver& s : alloc::solver_table()) {
+    if (s.kind == alloc::SolverKind::kNodeMilp) continue;
+    add("Summit2d/" + std::string(s.name), slice, s.kind);
+    add("Tiled15d/" + std::string(s.name), tiled15, s.kind);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

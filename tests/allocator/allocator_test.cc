@@ -11,6 +11,7 @@
 
 #include "brute_force.h"
 #include "elastic/allocator/build_count_model.h"
+#include "elastic/allocator/solver_table.h"
 
 namespace elastic::alloc {
 namespace {
@@ -77,6 +78,9 @@ TEST(Allocate, ValidationNamesTheField) {
   problem.nodes.pop_back();
   problem.horizon_s = 0;
   EXPECT_EQ(allocate(problem).status().message().substr(0, 9), "horizon_s");
+  problem.horizon_s = 10;
+  problem.solver = static_cast<SolverKind>(solver_table().size());  // past the last row
+  EXPECT_EQ(allocate(problem).status().message().substr(0, 27), "solver: unknown solver kind");
 }
 
 TEST(Allocate, HeldNodesThatLeftAreDroppedBeforeCounting) {
@@ -213,19 +217,18 @@ TEST(Allocate, EverySolverDispatchMatchesTheModel) {
     auto models = build_count_models(problem);
     ASSERT_TRUE(models.ok());
     const auto oracle = testing::brute_force((*models)[0].model);
-    for (SolverKind solver :
-         {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
-      problem.solver = solver;
+    for (const Solver& solver : solver_table()) {
+      problem.solver = solver.kind;
       auto result = allocate(problem);
       ASSERT_TRUE(result.ok()) << result.status();
       EXPECT_LE(total(*result), static_cast<int>(problem.nodes.size()));
-      if (solver == SolverKind::kEqualShare) {
+      if (!solver.exact) {
         EXPECT_EQ(result->status, SolveStatus::kHeuristic);
         EXPECT_LE(result->objective, oracle.best + 1e-6);
       } else {
         EXPECT_EQ(result->status, SolveStatus::kOptimal);
         EXPECT_NEAR(result->objective, oracle.best, 1e-6 * std::max(1.0, std::abs(oracle.best)))
-            << "solver " << static_cast<int>(solver) << " iteration " << iteration;
+            << "solver " << solver.name << " iteration " << iteration;
       }
     }
   }

@@ -7,11 +7,12 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "brute_force.h"
 #include "elastic/allocator/count_model.h"
-#include "elastic/allocator/solvers.h"
+#include "elastic/allocator/solver_table.h"
 #include "lagrangian_presolve.h"
 
 namespace elastic::alloc {
@@ -101,12 +102,26 @@ struct SolverCase {
   int max_binaries = 1 << 30;
 };
 
+std::string test_name(std::string_view solver) {
+  std::string name(solver);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+// Every exact solver of the table, with and without the Lagrangian presolve; the node MILP (the
+// reference, one binary per job and node, no presolve) only on small instances.
 std::vector<SolverCase> exact_solvers() {
-  return {
-      {"dp_presolve", solve_dp, true},           {"dp_plain", solve_dp, false},
-      {"milp_presolve", solve_milp, true},       {"milp_plain", solve_milp, false},
-      {"node_milp", solve_node_milp, false, 60},
-  };
+  std::vector<SolverCase> cases;
+  for (const Solver& s : solver_table()) {
+    if (!s.exact) continue;
+    if (s.kind == SolverKind::kNodeMilp) {
+      cases.push_back({test_name(s.name), s.solve, false, 60});
+      continue;
+    }
+    cases.push_back({test_name(s.name) + "_presolve", s.solve, true});
+    cases.push_back({test_name(s.name) + "_plain", s.solve, false});
+  }
+  return cases;
 }
 
 struct Size {
@@ -149,7 +164,7 @@ TEST_P(ExactSolverTest, MatchesBruteForce) {
 
 INSTANTIATE_TEST_SUITE_P(
     RandomSmall, ExactSolverTest,
-    ::testing::Combine(::testing::Range(0, 5),
+    ::testing::Combine(::testing::Range(0, static_cast<int>(exact_solvers().size())),
                        ::testing::Values(Size{0, 0}, Size{0, 5}, Size{1, 0}, Size{1, 1}, Size{1, 7},
                                          Size{2, 2}, Size{2, 5}, Size{2, 13}, Size{3, 3},
                                          Size{3, 7}, Size{3, 11}, Size{5, 2}, Size{5, 5},
@@ -265,7 +280,9 @@ TEST(Presolve, ConcaveInstanceIsTightAndFixes) {
 
 std::vector<SolverCase> all_solvers() {
   auto solvers = exact_solvers();
-  solvers.push_back({"equal_share", solve_equal_share, false});
+  for (const Solver& s : solver_table()) {
+    if (!s.exact) solvers.push_back({test_name(s.name), s.solve, false});
+  }
   return solvers;
 }
 

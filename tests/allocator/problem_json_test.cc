@@ -201,10 +201,7 @@ TEST(ProblemJson, NamesRoundTrip) {
        {Objective::kThroughput, Objective::kSpeedup, Objective::kWeighted, Objective::kFair}) {
     EXPECT_EQ(*parse_objective(to_string(o)), o);
   }
-  for (auto s :
-       {SolverKind::kMilp, SolverKind::kDp, SolverKind::kNodeMilp, SolverKind::kEqualShare}) {
-    EXPECT_EQ(*parse_solver(to_string(s)), s);
-  }
+  for (const Solver& s : solver_table()) EXPECT_EQ(*parse_solver(to_string(s.kind)), s.kind);
   EXPECT_FALSE(parse_solver("gurobi").ok());
 }
 

@@ -31,8 +31,8 @@ TEST(HoleLifetime, ResidualOverTheLongerHoles) {
   EXPECT_EQ(h.holes(), 10);
 }
 
-alloc::WorkloadJob linear_job(const std::string& id, double submit) {
-  alloc::WorkloadJob j;
+traces::WorkloadJob linear_job(const std::string& id, double submit) {
+  traces::WorkloadJob j;
   j.id = id;
   j.grow_stall_s = 3;
   j.shrink_stall_s = 2;
@@ -47,8 +47,8 @@ alloc::WorkloadJob linear_job(const std::string& id, double submit) {
 }
 
 // 10 nodes with holes of many lengths; `changed` alters every hole that starts after t = 3000.
-HoleTrace holes(bool changed) {
-  HoleTrace t;
+traces::HoleTrace holes(bool changed) {
+  traces::HoleTrace t;
   for (int i = 0; i < 10; ++i) {
     t.node_names.push_back("n" + std::to_string(i));
     double at = 7.0 * i;
@@ -65,8 +65,8 @@ HoleTrace holes(bool changed) {
 }
 
 TEST(HoleAwareReplay, DecisionsBeforeAnInstantIgnoreTheTraceAfterIt) {
-  const std::vector<alloc::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
-                                                linear_job("C", 9)};
+  const std::vector<traces::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
+                                                 linear_job("C", 9)};
   ReplayOptions options;
   options.solver = alloc::SolverKind::kDp;
   options.hole_aware = true;

@@ -3,6 +3,7 @@
 // the shared Summit slice checking the metrics' invariants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,14 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "elastic/allocator/workload_csv.h"
+#include "elastic/allocator/solver_table.h"
 #include "elastic/replay/easy_backfill.h"
-#include "elastic/replay/hole_trace.h"
-#include "elastic/replay/interval_csv.h"
 #include "elastic/replay/report.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
-#include "elastic/replay/swf_log.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/interval_csv.h"
+#include "elastic/traces/read_lines.h"
+#include "elastic/traces/swf_log.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
 namespace {
@@ -49,7 +52,8 @@ const std::string kIntervals =
     "c,300,350,50,0\n";
 
 TEST(IntervalCsv, KnownHolesAndBatches) {
-  absl::StatusOr<HoleTrace> t = parse_interval_csv("t.csv", lines_of(kIntervals), {});
+  absl::StatusOr<traces::HoleTrace> t =
+      traces::parse_interval_csv("t.csv", lines_of(kIntervals), {});
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->node_names, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(t->start, 100);
@@ -59,7 +63,7 @@ TEST(IntervalCsv, KnownHolesAndBatches) {
   EXPECT_TRUE(t->intervals[1].censored);
   EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 150 + 250 + 50);
 
-  const std::vector<NodeBatch> b = node_batches(*t);
+  const std::vector<traces::NodeBatch> b = node_batches(*t);
   ASSERT_EQ(b.size(), 5u);
   EXPECT_EQ(b[0].time, 100);
   EXPECT_EQ(b[0].joins, std::vector<int>{0});
@@ -73,23 +77,25 @@ TEST(IntervalCsv, KnownHolesAndBatches) {
 }
 
 TEST(IntervalCsv, WindowCutsAndOpensIntervals) {
-  absl::StatusOr<HoleTrace> t = parse_interval_csv("t.csv", lines_of(kIntervals), {});
+  absl::StatusOr<traces::HoleTrace> t =
+      traces::parse_interval_csv("t.csv", lines_of(kIntervals), {});
   ASSERT_TRUE(t.ok());
   ASSERT_TRUE(clip_to_window(*t, 120.0, 320.0).ok());
   EXPECT_EQ(t->start, 120);
   EXPECT_EQ(t->end, 320);
   EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 130 + 170 + 20);
-  for (const IdleInterval& iv : t->intervals) EXPECT_EQ(iv.censored, iv.end == 320) << iv.node;
+  for (const traces::IdleInterval& iv : t->intervals)
+    EXPECT_EQ(iv.censored, iv.end == 320) << iv.node;
   EXPECT_FALSE(clip_to_window(*t, 500.0, 600.0).ok());
   EXPECT_FALSE(clip_to_window(*t, 300.0, 200.0).ok());
 }
 
 TEST(IntervalCsv, BadInputNamesFileLineAndColumn) {
   auto parse = [](const std::string& text, bool lenient = false) {
-    return parse_interval_csv("t.csv", lines_of(text), {.lenient = lenient});
+    return traces::parse_interval_csv("t.csv", lines_of(text), {.lenient = lenient});
   };
   const std::string header = "node,idle_start_unix,idle_end_unix,duration_s,censored\n";
-  absl::StatusOr<HoleTrace> t = parse(header + "a,1,2,1,0\na,5,x,1,0\n");
+  absl::StatusOr<traces::HoleTrace> t = parse(header + "a,1,2,1,0\na,5,x,1,0\n");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("t.csv:3"), std::string::npos) << t.status();
   EXPECT_NE(t.status().message().find("idle_end_unix"), std::string::npos) << t.status();
@@ -121,7 +127,7 @@ TEST(IntervalCsv, BadInputNamesFileLineAndColumn) {
 }
 
 TEST(IntervalCsv, CorruptedRealFileIsRejectedWithItsLine) {
-  absl::StatusOr<std::vector<std::string>> lines = read_lines(kSummit);
+  absl::StatusOr<std::vector<std::string>> lines = traces::read_lines(kSummit);
   ASSERT_TRUE(lines.ok()) << lines.status();
   ASSERT_GT(lines->size(), 1000u);
   (*lines)[999] = "c05n06,16129x0744,1612960916,172,0";
@@ -130,10 +136,10 @@ TEST(IntervalCsv, CorruptedRealFileIsRejectedWithItsLine) {
     std::ofstream out(path);
     for (const std::string& l : *lines) out << l << '\n';
   }
-  absl::StatusOr<HoleTrace> t = load_interval_csv(path.string(), {});
+  absl::StatusOr<traces::HoleTrace> t = traces::load_interval_csv(path.string(), {});
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find(path.string() + ":1000"), std::string::npos) << t.status();
-  t = load_interval_csv(path.string(), {.lenient = true});
+  t = traces::load_interval_csv(path.string(), {.lenient = true});
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->stats.skipped_lines, 1);
   fs::remove(path);
@@ -150,11 +156,11 @@ const std::string kSwf =
     "4 220 0 -1 1 -1 -1 1 60 -1 5 1 1 1 1 -1 -1 -1\n";
 
 TEST(SwfHoles, RecordedScheduleKnownHoles) {
-  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(kSwf), {});
+  absl::StatusOr<traces::SwfLog> log = traces::parse_swf("t.swf", lines_of(kSwf), {});
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_EQ(log->max_nodes, 4);
   EXPECT_EQ(log->unix_start, 1000);
-  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {});
+  absl::StatusOr<traces::HoleTrace> t = holes_from_swf(*log, {});
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->node_names.size(), 4u);
   EXPECT_EQ(t->node_names[0], "node0000");
@@ -181,33 +187,34 @@ TEST(SwfHoles, RecordedScheduleKnownHoles) {
 }
 
 TEST(SwfHoles, CapacityOptionAndOpenHolesAtTheEnd) {
-  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(kSwf), {});
+  absl::StatusOr<traces::SwfLog> log = traces::parse_swf("t.swf", lines_of(kSwf), {});
   ASSERT_TRUE(log.ok());
-  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {.capacity = 10});
+  absl::StatusOr<traces::HoleTrace> t = holes_from_swf(*log, {.capacity = 10});
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->stats.clipped_jobs, 0);
   EXPECT_EQ(t->stats.oversubscribed_jobs, 0);
   // Nodes 8 and 9 are never used: idle from 1000 to the end, open there.
   int open = 0;
-  for (const IdleInterval& iv : t->intervals) open += iv.censored ? 1 : 0;
+  for (const traces::IdleInterval& iv : t->intervals) open += iv.censored ? 1 : 0;
   EXPECT_EQ(open, 2);
   // busy node-seconds = 2*100 + 3*100 + 8*50 = 900 of 10 * 260
   EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 2600 - 900);
 }
 
 TEST(SwfLog, BadLinesAndMissingCapacity) {
-  absl::StatusOr<SwfLog> log =
-      parse_swf("t.swf", lines_of("; MaxNodes: 4\n1 0 0 100 2 -1 -1 2 100 -1 1 1 1\n"), {});
+  absl::StatusOr<traces::SwfLog> log =
+      traces::parse_swf("t.swf", lines_of("; MaxNodes: 4\n1 0 0 100 2 -1 -1 2 100 -1 1 1 1\n"), {});
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.status().message().find("t.swf:2"), std::string::npos) << log.status();
-  log = parse_swf("t.swf", lines_of("; MaxNodes: 4\n1 0 0 1OO 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
+  log = traces::parse_swf(
+      "t.swf", lines_of("; MaxNodes: 4\n1 0 0 1OO 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.status().message().find("field 4"), std::string::npos) << log.status();
-  log = parse_swf("t.swf", lines_of("1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
+  log = traces::parse_swf("t.swf", lines_of("1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"), {});
   ASSERT_TRUE(log.ok());
   EXPECT_FALSE(holes_from_swf(*log, {}).ok());  // no MaxNodes and no --capacity
   EXPECT_TRUE(holes_from_swf(*log, {.capacity = 4}).ok());
-  EXPECT_FALSE(parse_swf("t.swf", lines_of("; MaxNodes: 4\n"), {}).ok());  // no jobs
+  EXPECT_FALSE(traces::parse_swf("t.swf", lines_of("; MaxNodes: 4\n"), {}).ok());  // no jobs
 }
 
 // A textbook EASY case on 10 nodes (times in s): A holds 6, B (8 nodes) must wait for A; C backfills
@@ -243,9 +250,9 @@ TEST(SwfHoles, LogWithoutWaitTimesIsResimulated) {
       "1 0 -1 10 6 -1 -1 6 10 -1 1 1 1 1 1 -1 -1 -1\n"
       "2 1 -1 5 8 -1 -1 8 5 -1 1 1 1 1 1 -1 -1 -1\n"
       "3 2 -1 20 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n";
-  absl::StatusOr<SwfLog> log = parse_swf("t.swf", lines_of(swf), {});
+  absl::StatusOr<traces::SwfLog> log = traces::parse_swf("t.swf", lines_of(swf), {});
   ASSERT_TRUE(log.ok());
-  absl::StatusOr<HoleTrace> t = holes_from_swf(*log, {});
+  absl::StatusOr<traces::HoleTrace> t = holes_from_swf(*log, {});
   ASSERT_TRUE(t.ok()) << t.status();
   // A [0,10) 6, C [2,22) 2, B [10,15) 8: busy = 60 + 40 + 40 = 140 of 10 * 22 node-s.
   EXPECT_EQ(t->end, 22);
@@ -253,9 +260,9 @@ TEST(SwfHoles, LogWithoutWaitTimesIsResimulated) {
   EXPECT_FALSE(holes_from_swf(*log, {.schedule = SwfSchedule::kRecorded}).ok());
 }
 
-alloc::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, double shrink,
-                            double pmax, double submit) {
-  alloc::WorkloadJob j;
+traces::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, double shrink,
+                             double pmax, double submit) {
+  traces::WorkloadJob j;
   j.id = id;
   j.grow_stall_s = grow;
   j.shrink_stall_s = shrink;
@@ -271,13 +278,9 @@ alloc::WorkloadJob make_job(const std::string& id, int max_nodes, double grow, d
 }
 
 std::string solver_name(const ::testing::TestParamInfo<alloc::SolverKind>& info) {
-  switch (info.param) {
-    case alloc::SolverKind::kMilp: return "milp";
-    case alloc::SolverKind::kDp: return "dp";
-    case alloc::SolverKind::kNodeMilp: return "node_milp";
-    case alloc::SolverKind::kEqualShare: return "equal_share";
-  }
-  return "unknown";
+  std::string name(alloc::to_string(info.param));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 class Accounting : public ::testing::TestWithParam<alloc::SolverKind> {};
@@ -290,13 +293,13 @@ class Accounting : public ::testing::TestWithParam<alloc::SolverKind> {};
 //   t=213  A reaches 3000 (130 more at 10/s). B has 90; grows to 2, stalls to 217.
 //   t=262.5 B reaches 1000 (910 more at 20/s).
 TEST_P(Accounting, TwoJobsThreeTraceEventsByHand) {
-  HoleTrace trace;
+  traces::HoleTrace trace;
   trace.node_names = {"n0", "n1"};
   trace.intervals = {{0, 0, 1000, true}, {1, 0, 100, false}, {1, 200, 1000, true}};
   trace.start = 0;
   trace.end = 1000;
-  const std::vector<alloc::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 50),
-                                                    make_job("B", 2, 4, 2, 1000, 250)};
+  const std::vector<traces::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 50),
+                                                     make_job("B", 2, 4, 2, 1000, 250)};
   ReplayOptions options;
   options.solver = GetParam();
   absl::StatusOr<ReplayResult> r = run_replay(trace, workload, options);
@@ -332,11 +335,11 @@ INSTANTIATE_TEST_SUITE_P(Solvers, Accounting,
                          solver_name);
 
 TEST(Replay, EmptyInputsAreErrors) {
-  HoleTrace trace;
+  traces::HoleTrace trace;
   trace.node_names = {"n0"};
   trace.start = 0;
   trace.end = 10;
-  const std::vector<alloc::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 0)};
+  const std::vector<traces::WorkloadJob> workload = {make_job("A", 2, 5, 3, 3000, 0)};
   EXPECT_FALSE(run_replay(trace, workload, {}).ok());
   trace.intervals = {{0, 0, 10, true}};
   EXPECT_FALSE(run_replay(trace, {}, {}).ok());
@@ -346,11 +349,11 @@ TEST(Replay, EmptyInputsAreErrors) {
 class SummitEndToEnd : public ::testing::TestWithParam<alloc::SolverKind> {};
 
 TEST_P(SummitEndToEnd, InvariantsHold) {
-  absl::StatusOr<HoleTrace> trace = load_interval_csv(kSummit, {});
+  absl::StatusOr<traces::HoleTrace> trace = traces::load_interval_csv(kSummit, {});
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_EQ(trace->intervals.size() + 0u, 47271u);  // no two intervals of a node touch here
-  absl::StatusOr<std::vector<alloc::WorkloadJob>> workload =
-      alloc::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-10J.csv.gz");
+  absl::StatusOr<std::vector<traces::WorkloadJob>> workload =
+      traces::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-10J.csv.gz");
   ASSERT_TRUE(workload.ok()) << workload.status();
   ReplayOptions options;
   options.solver = GetParam();

@@ -10,8 +10,8 @@
 namespace elastic::replay {
 namespace {
 
-std::vector<alloc::WorkloadJob> three_jobs() {
-  std::vector<alloc::WorkloadJob> w(3);
+std::vector<traces::WorkloadJob> three_jobs() {
+  std::vector<traces::WorkloadJob> w(3);
   for (int i = 0; i < 3; ++i) {
     w[i].id = "J" + std::to_string(i);
     w[i].max_nodes = 4;
@@ -20,14 +20,14 @@ std::vector<alloc::WorkloadJob> three_jobs() {
   return w;
 }
 
-std::vector<std::string> ids(const std::vector<alloc::WorkloadJob>& w) {
+std::vector<std::string> ids(const std::vector<traces::WorkloadJob>& w) {
   std::vector<std::string> out;
   for (const auto& j : w) out.push_back(j.id + "@" + std::to_string(static_cast<int>(j.submit_unix)));
   return out;
 }
 
 TEST(ScaleWorkload, CopiesSideBySideAndRepeatedUntilTheSpanEnds) {
-  absl::StatusOr<std::vector<alloc::WorkloadJob>> w = scale_workload(three_jobs(), 2, 260);
+  absl::StatusOr<std::vector<traces::WorkloadJob>> w = scale_workload(three_jobs(), 2, 260);
   ASSERT_TRUE(w.ok()) << w.status();
   // Repetition 1 starts 150 s later; its last job (at 250 s after the first submission) is in the
   // span, a third repetition (300 s) is not.
@@ -43,7 +43,7 @@ TEST(ScaleWorkload, CopiesSideBySideAndRepeatedUntilTheSpanEnds) {
 }
 
 TEST(ScaleWorkload, CopiesToFillTheMeanIdlePool) {
-  HoleTrace t;
+  traces::HoleTrace t;
   t.start = 0;
   t.end = 100;
   for (int i = 0; i < 90; ++i) {  // 90 nodes idle all the time

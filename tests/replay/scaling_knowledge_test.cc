@@ -13,8 +13,8 @@
 namespace elastic::replay {
 namespace {
 
-alloc::WorkloadJob amdahl_job(const std::string& id, double r1, double serial, double submit) {
-  alloc::WorkloadJob j;
+traces::WorkloadJob amdahl_job(const std::string& id, double r1, double serial, double submit) {
+  traces::WorkloadJob j;
   j.id = id;
   j.grow_stall_s = 1;
   j.shrink_stall_s = 1;
@@ -35,8 +35,8 @@ alloc::WorkloadJob amdahl_job(const std::string& id, double r1, double serial, d
 
 // 8 nodes idle for 20,000 s. B (r(1) = 100, serial fraction 0.5: r(8) = 178) arrives first and
 // takes all 8; A (linear, 110 per node) arrives at 100. With the true tables every node goes to A.
-HoleTrace eight_nodes() {
-  HoleTrace t;
+traces::HoleTrace eight_nodes() {
+  traces::HoleTrace t;
   for (int i = 0; i < 8; ++i) {
     t.node_names.push_back("n" + std::to_string(i));
     t.intervals.push_back({i, 0, 20000, true});
@@ -46,11 +46,11 @@ HoleTrace eight_nodes() {
   return t;
 }
 
-const std::vector<alloc::WorkloadJob> kTwoJobs = {amdahl_job("B", 100, 0.5, 0),
-                                                  amdahl_job("A", 110, 0.0, 100)};
+const std::vector<traces::WorkloadJob> kTwoJobs = {amdahl_job("B", 100, 0.5, 0),
+                                                   amdahl_job("A", 110, 0.0, 100)};
 
-ReplayResult replay_with(ScalingSource source, const HoleTrace& trace,
-                         const std::vector<alloc::WorkloadJob>& workload, std::uint64_t seed = 1) {
+ReplayResult replay_with(ScalingSource source, const traces::HoleTrace& trace,
+                         const std::vector<traces::WorkloadJob>& workload, std::uint64_t seed = 1) {
   ReplayOptions options;
   options.solver = alloc::SolverKind::kDp;
   options.horizon_s = 100;
@@ -66,7 +66,7 @@ std::vector<std::pair<int, int>> final_counts(const ReplayResult& r) {
 }
 
 TEST(LearnMode, LearnedConvergesToTheOraclePlanAndNoneDoesNot) {
-  const HoleTrace trace = eight_nodes();
+  const traces::HoleTrace trace = eight_nodes();
   const ReplayResult oracle = replay_with(ScalingSource::kOracle, trace, kTwoJobs);
   const ReplayResult learned = replay_with(ScalingSource::kLearned, trace, kTwoJobs);
   const ReplayResult none = replay_with(ScalingSource::kNone, trace, kTwoJobs);
@@ -85,8 +85,8 @@ TEST(LearnMode, LearnedConvergesToTheOraclePlanAndNoneDoesNot) {
 
 // Nodes come and go (a fixed pseudo-random pattern) under three jobs with different curves, so
 // that plans depend on what was learned and on the noise.
-HoleTrace churning_nodes() {
-  HoleTrace t;
+traces::HoleTrace churning_nodes() {
+  traces::HoleTrace t;
   std::uint64_t x = 12345;
   auto next = [&] {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -107,10 +107,9 @@ HoleTrace churning_nodes() {
 }
 
 TEST(LearnMode, FixedSeedGivesTheSameReplay) {
-  const HoleTrace trace = churning_nodes();
-  const std::vector<alloc::WorkloadJob> jobs = {amdahl_job("A", 100, 0.3, 0),
-                                                amdahl_job("B", 80, 0.0, 10),
-                                                amdahl_job("C", 150, 0.8, 20)};
+  const traces::HoleTrace trace = churning_nodes();
+  const std::vector<traces::WorkloadJob> jobs = {
+      amdahl_job("A", 100, 0.3, 0), amdahl_job("B", 80, 0.0, 10), amdahl_job("C", 150, 0.8, 20)};
   const ReplayResult a = replay_with(ScalingSource::kLearned, trace, jobs, 7);
   const ReplayResult b = replay_with(ScalingSource::kLearned, trace, jobs, 7);
   EXPECT_GT(a.metrics.reports, 100);

@@ -30,7 +30,7 @@ absl::Status write_file(const fs::path& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-std::string timeline_csv(const std::vector<alloc::WorkloadJob>& workload,
+std::string timeline_csv(const std::vector<traces::WorkloadJob>& workload,
                          const ReplayResult& result, double start) {
   std::string out = "time_unix,time_s,idle_nodes,allocated_nodes,running_jobs,queued_jobs,job_counts\n";
   for (const TimelineRow& row : result.timeline) {
@@ -85,10 +85,10 @@ std::string allocation_rects(const ReplayResult& result, double start, double en
   return out;
 }
 
-std::string hole_cdf(const HoleTrace& trace) {
+std::string hole_cdf(const traces::HoleTrace& trace) {
   std::vector<double> lengths;
   lengths.reserve(trace.intervals.size());
-  for (const IdleInterval& iv : trace.intervals) lengths.push_back(iv.end - iv.start);
+  for (const traces::IdleInterval& iv : trace.intervals) lengths.push_back(iv.end - iv.start);
   std::sort(lengths.begin(), lengths.end());
   std::string out = "# hole_length_s fraction_of_holes_not_longer\n";
   const std::size_t n = lengths.size();
@@ -106,8 +106,8 @@ std::string quoted(const std::string& s) { return "'" + absl::StrReplaceAll(s, {
 
 }  // namespace
 
-absl::Status write_outputs(const std::string& dir, const HoleTrace& trace,
-                           const std::vector<alloc::WorkloadJob>& workload,
+absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trace,
+                           const std::vector<traces::WorkloadJob>& workload,
                            const ReplayResult& result) {
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -7,8 +7,8 @@
 
 namespace elastic::replay {
 
-absl::StatusOr<std::vector<alloc::WorkloadJob>> scale_workload(
-    const std::vector<alloc::WorkloadJob>& workload, int copies, double span_s) {
+absl::StatusOr<std::vector<traces::WorkloadJob>> scale_workload(
+    const std::vector<traces::WorkloadJob>& workload, int copies, double span_s) {
   copies = std::max(1, copies);
   if (workload.empty()) return workload;
   const auto [first, last] = std::minmax_element(
@@ -25,16 +25,16 @@ absl::StatusOr<std::vector<alloc::WorkloadJob>> scale_workload(
         absl::StrCat(copies, " copies x ", repeats, " repetitions of ", workload.size(),
                      " jobs exceed ", kMaxScaledJobs, " jobs (a shorter --end helps)"));
   }
-  std::vector<alloc::WorkloadJob> out;
+  std::vector<traces::WorkloadJob> out;
   out.reserve(static_cast<std::size_t>(total));
   for (int r = 0; r < static_cast<int>(repeats); ++r) {
     for (int k = 1; k <= copies; ++k) {
-      for (const alloc::WorkloadJob& job : workload) {
+      for (const traces::WorkloadJob& job : workload) {
         const double shift = r * period;
         if (job.submit_unix + shift - first->submit_unix >= std::max(span_s, 0.0) && r > 0) {
           continue;
         }
-        alloc::WorkloadJob& copy = out.emplace_back(job);
+        traces::WorkloadJob& copy = out.emplace_back(job);
         copy.submit_unix += shift;
         if (k > 1) absl::StrAppend(&copy.id, "#", k);
         if (r > 0) absl::StrAppend(&copy.id, "@", r);
@@ -44,12 +44,12 @@ absl::StatusOr<std::vector<alloc::WorkloadJob>> scale_workload(
   return out;
 }
 
-int copies_to_fill(const HoleTrace& trace, const std::vector<alloc::WorkloadJob>& workload,
+int copies_to_fill(const traces::HoleTrace& trace, const std::vector<traces::WorkloadJob>& workload,
                    int max_running) {
   const double span = trace.end - trace.start;
   if (workload.empty() || !(span > 0) || max_running < 1) return 1;
   double jmax = 0;
-  for (const alloc::WorkloadJob& job : workload) jmax += job.max_nodes;
+  for (const traces::WorkloadJob& job : workload) jmax += job.max_nodes;
   jmax /= static_cast<double>(workload.size());
   const double per_copy = max_running * jmax;
   if (!(per_copy > 0)) return 1;

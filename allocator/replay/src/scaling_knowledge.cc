@@ -22,7 +22,7 @@ alloc::PiecewiseLinear per_node_table(int max_nodes) {
 
 }  // namespace
 
-ScalingKnowledge::ScalingKnowledge(const std::vector<alloc::WorkloadJob>& workload,
+ScalingKnowledge::ScalingKnowledge(const std::vector<traces::WorkloadJob>& workload,
                                    ScalingSource source, const LearnOptions& learn)
     : workload_(workload), source_(source), learn_(learn), rng_(learn.seed) {
   monotone_.assign(workload.size(), 1);
@@ -48,7 +48,7 @@ double ScalingKnowledge::prior(std::span<const std::size_t> admitted) const {
 }
 
 void ScalingKnowledge::fill(std::size_t w, std::span<const std::size_t> admitted, alloc::Job& job) {
-  const alloc::WorkloadJob& wj = workload_[w];
+  const traces::WorkloadJob& wj = workload_[w];
   switch (source_) {
     case ScalingSource::kOracle:
       job.scaling = wj.scaling;

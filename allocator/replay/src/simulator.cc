@@ -33,7 +33,7 @@ struct Active {
 
 class Replay {
  public:
-  Replay(const HoleTrace& trace, const std::vector<alloc::WorkloadJob>& workload,
+  Replay(const traces::HoleTrace& trace, const std::vector<traces::WorkloadJob>& workload,
          const ReplayOptions& options)
       : trace_(trace),
         workload_(workload),
@@ -48,7 +48,7 @@ class Replay {
     job.stall_until = std::max(job.stall_until, now_) + stall_s;
   }
   void set_rate(Active& job) {
-    const alloc::WorkloadJob& w = workload_[job.w];
+    const traces::WorkloadJob& w = workload_[job.w];
     const int n = static_cast<int>(job.nodes.size());
     job.rate = n >= w.min_nodes ? w.scaling.at(n) : 0.0;
     job.finish = job.rate > 0.0 ? std::max(now_, job.stall_until) +
@@ -65,8 +65,8 @@ class Replay {
   absl::Status solve();
   void record_row();
 
-  const HoleTrace& trace_;
-  const std::vector<alloc::WorkloadJob>& workload_;
+  const traces::HoleTrace& trace_;
+  const std::vector<traces::WorkloadJob>& workload_;
   const ReplayOptions& options_;
 
   double now_ = 0.0;
@@ -95,7 +95,7 @@ void Replay::advance(double t1) {
   m.hole_node_s += pool_size_ * dt;
   m.allocated_node_s += allocated_ * dt;
   for (Active& job : active_) {
-    const alloc::WorkloadJob& w = workload_[job.w];
+    const traces::WorkloadJob& w = workload_[job.w];
     const double n = static_cast<double>(job.nodes.size());
     m.ideal_samples += job.rate * dt;
     m.scaling_ideal_samples += n * w.scaling.at(1.0) * dt;
@@ -113,7 +113,7 @@ bool Replay::solve_needed(bool only_joins) const {
     // More nodes help nobody when every job is at its maximum and values never fall with size.
     bool all_full = true;
     for (const Active& job : active_) {
-      const alloc::WorkloadJob& w = workload_[job.w];
+      const traces::WorkloadJob& w = workload_[job.w];
       all_full = all_full && knowledge_.planned_monotone(job.w) &&
                  static_cast<int>(job.nodes.size()) >= w.max_nodes;
     }
@@ -166,7 +166,7 @@ absl::Status Replay::solve() {
   problem.jobs.reserve(active_.size());
   const std::vector<std::size_t> ws = admitted();
   for (const Active& job : active_) {
-    const alloc::WorkloadJob& w = workload_[job.w];
+    const traces::WorkloadJob& w = workload_[job.w];
     alloc::Job& j = problem.jobs.emplace_back();
     j.id = w.id;
     j.min_nodes = w.min_nodes;
@@ -224,7 +224,7 @@ absl::Status Replay::solve() {
       owner_[node] = static_cast<int>(job.w);
     }
     allocated_ += static_cast<int>(wanted[i].size());
-    const alloc::WorkloadJob& w = workload_[job.w];
+    const traces::WorkloadJob& w = workload_[job.w];
     if (wanted[i].size() != held.size()) {
       charge_stall(job, wanted[i].size() > held.size() ? w.grow_stall_s : w.shrink_stall_s);
       ++result_.metrics.rescales;
@@ -292,7 +292,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
   const auto wall0 = std::chrono::steady_clock::now();
   if (trace_.intervals.empty()) return absl::InvalidArgumentError("empty trace: no idle intervals");
   if (workload_.empty()) return absl::InvalidArgumentError("empty workload: no jobs");
-  const std::vector<NodeBatch> batches = node_batches(trace_);
+  const std::vector<traces::NodeBatch> batches = node_batches(trace_);
   const std::size_t n_nodes = trace_.node_names.size();
   in_pool_.assign(n_nodes, 0);
   owner_.assign(n_nodes, -1);
@@ -353,7 +353,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
         ++i;
         continue;
       }
-      const alloc::WorkloadJob& w = workload_[job.w];
+      const traces::WorkloadJob& w = workload_[job.w];
       job.progress = w.target_samples;
       for (int node : job.nodes) owner_[node] = -1;
       allocated_ -= static_cast<int>(job.nodes.size());
@@ -367,7 +367,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
     }
     // Node joins and leaves; a held node that leaves is lost at once.
     if (next_batch < batches.size() && batches[next_batch].time == t) {
-      const NodeBatch& batch = batches[next_batch++];
+      const traces::NodeBatch& batch = batches[next_batch++];
       std::vector<Active*> shrunk;  // one shrink per job, however many nodes it lost at once
       for (int node : batch.leaves) {
         if (!in_pool_[node]) continue;
@@ -448,8 +448,8 @@ absl::StatusOr<ReplayResult> Replay::run() {
 
 }  // namespace
 
-absl::StatusOr<ReplayResult> run_replay(const HoleTrace& trace,
-                                        const std::vector<alloc::WorkloadJob>& workload,
+absl::StatusOr<ReplayResult> run_replay(const traces::HoleTrace& trace,
+                                        const std::vector<traces::WorkloadJob>& workload,
                                         const ReplayOptions& options) {
   Replay replay(trace, workload, options);
   return replay.run();

@@ -11,9 +11,9 @@
 
 namespace elastic::replay {
 
-HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity, double start,
-                          double end) {
-  HoleTrace trace;
+traces::HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity, double start,
+                                  double end) {
+  traces::HoleTrace trace;
   const int width = std::max<int>(4, static_cast<int>(absl::StrCat(capacity - 1).size()));
   trace.node_names.reserve(capacity);
   for (int i = 0; i < capacity; ++i) trace.node_names.push_back(absl::StrFormat("node%0*d", width, i));
@@ -79,13 +79,14 @@ HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity, double
   }
   for (int node : free) emit(node, end, true);
   std::sort(trace.intervals.begin(), trace.intervals.end(),
-            [](const IdleInterval& a, const IdleInterval& b) {
+            [](const traces::IdleInterval& a, const traces::IdleInterval& b) {
               return a.node != b.node ? a.node < b.node : a.start < b.start;
             });
   return trace;
 }
 
-absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions& options) {
+absl::StatusOr<traces::HoleTrace> holes_from_swf(const traces::SwfLog& log,
+                                                 const SwfHoleOptions& options) {
   const int capacity = options.capacity > 0 ? options.capacity : log.max_nodes;
   if (capacity <= 0) {
     return absl::InvalidArgumentError(
@@ -96,10 +97,10 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
     return absl::InvalidArgumentError(absl::StrCat(
         "--capacity: ", capacity, " nodes, more than the limit of ", alloc::kMaxNodes));
   }
-  InputStats stats = log.stats;
-  std::vector<const SwfJob*> usable;
+  traces::InputStats stats = log.stats;
+  std::vector<const traces::SwfJob*> usable;
   bool all_waits = true;
-  for (const SwfJob& job : log.jobs) {
+  for (const traces::SwfJob& job : log.jobs) {
     if (job.nodes <= 0 || job.run <= 0) {
       ++stats.ignored_jobs;
       continue;
@@ -117,7 +118,7 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
   busy.reserve(usable.size());
   std::int64_t clipped = 0;
   if (schedule == SwfSchedule::kRecorded) {
-    for (const SwfJob* job : usable) {
+    for (const traces::SwfJob* job : usable) {
       if (job->wait < 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             "SWF log: job ", job->id, " has no wait time; use the EASY re-simulation"));
@@ -127,7 +128,7 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
   } else {
     std::vector<BatchJob> batch;
     batch.reserve(usable.size());
-    for (const SwfJob* job : usable) {
+    for (const traces::SwfJob* job : usable) {
       int nodes = job->nodes;
       if (nodes > capacity) {
         nodes = capacity;  // would never start otherwise
@@ -142,9 +143,9 @@ absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions
     }
   }
   double start = std::numeric_limits<double>::infinity(), end = -start;
-  for (const SwfJob* job : usable) start = std::min(start, job->submit);
+  for (const traces::SwfJob* job : usable) start = std::min(start, job->submit);
   for (const BusyPeriod& b : busy) end = std::max(end, b.end);
-  HoleTrace trace = holes_from_busy(busy, capacity, start, end);
+  traces::HoleTrace trace = holes_from_busy(busy, capacity, start, end);
   trace.stats.skipped_lines = stats.skipped_lines;
   trace.stats.ignored_jobs = stats.ignored_jobs;
   trace.stats.clipped_jobs += clipped;

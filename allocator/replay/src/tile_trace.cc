@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "elastic/replay/input_options.h"
+#include "elastic/traces/input_options.h"
 
 namespace elastic::replay {
 
-absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s) {
+absl::StatusOr<traces::HoleTrace> tile_trace(const traces::HoleTrace& base, double span_s) {
   const double period = base.end - base.start;
   if (!(period > 0) || !(span_s > 0) || !std::isfinite(span_s)) {
     return absl::InvalidArgumentError(
@@ -18,13 +18,13 @@ absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s) {
   const double wanted = std::ceil(span_s / period);
   const double holes =
       wanted * static_cast<double>(std::max<std::size_t>(base.intervals.size(), 1));
-  if (!(holes <= static_cast<double>(kMaxTraceIntervals))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(wanted, " copies of a trace of ", period, " s with ", base.intervals.size(),
-                     " holes would be more than the limit of ", kMaxTraceIntervals, " holes"));
+  if (!(holes <= static_cast<double>(traces::kMaxTraceIntervals))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        wanted, " copies of a trace of ", period, " s with ", base.intervals.size(),
+        " holes would be more than the limit of ", traces::kMaxTraceIntervals, " holes"));
   }
   const int copies = static_cast<int>(wanted);
-  HoleTrace out;
+  traces::HoleTrace out;
   out.node_names = base.node_names;
   out.stats = base.stats;
   out.start = base.start;
@@ -32,7 +32,7 @@ absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s) {
   out.intervals.reserve(base.intervals.size() * copies);
   for (int k = 0; k < copies; ++k) {
     const double shift = k * period;
-    for (IdleInterval iv : base.intervals) {
+    for (traces::IdleInterval iv : base.intervals) {
       iv.start += shift;
       iv.end += shift;
       iv.censored = iv.censored && k == copies - 1;

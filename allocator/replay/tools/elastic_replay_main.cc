@@ -16,22 +16,25 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
-#include "elastic/allocator/workload_csv.h"
-#include "elastic/replay/interval_csv.h"
+#include "elastic/allocator/solver_table.h"
+#include "elastic/cli/exit_code.h"
 #include "elastic/replay/report.h"
 #include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/swf_holes.h"
-#include "elastic/replay/swf_log.h"
 #include "elastic/replay/tile_trace.h"
+#include "elastic/traces/interval_csv.h"
+#include "elastic/traces/swf_log.h"
+#include "elastic/traces/workload_csv.h"
 #include "fmt/format.h"
 
 namespace {
 
 using namespace elastic;
 
-constexpr int kBadInput = 2;
-constexpr int kFailed = 1;
+using cli::exit_code;
+using cli::kExitBadInput;
+using cli::kExitFailure;
 
 constexpr const char* kSemantics = R"(
 Semantics:
@@ -74,14 +77,6 @@ std::optional<replay::ScalingSource> scaling_source(const std::string& name) {
   return std::nullopt;
 }
 
-std::optional<alloc::SolverKind> solver_kind(const std::string& name) {
-  if (name == "milp") return alloc::SolverKind::kMilp;
-  if (name == "dp") return alloc::SolverKind::kDp;
-  if (name == "equal-share") return alloc::SolverKind::kEqualShare;
-  if (name == "node-milp") return alloc::SolverKind::kNodeMilp;
-  return std::nullopt;
-}
-
 // "1613000000" (Unix seconds) or "+3600" (seconds after the trace start).
 struct TimeArg {
   double value = 0.0;
@@ -97,13 +92,6 @@ std::optional<TimeArg> parse_time(std::string text) {
   }
   if (!absl::SimpleAtod(text, &t.value)) return std::nullopt;
   return t;
-}
-
-int exit_code(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kInvalidArgument || s.code() == absl::StatusCode::kNotFound ||
-                 s.code() == absl::StatusCode::kDataLoss || s.code() == absl::StatusCode::kOutOfRange
-             ? kBadInput
-             : kFailed;
 }
 
 }  // namespace
@@ -123,7 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
   app.add_option("--out", out_dir, "Output folder")->capture_default_str();
-  app.add_option("--solver", solver, "milp | dp | equal-share | node-milp")->capture_default_str();
+  app.add_option("--solver", solver, alloc::solver_help())->capture_default_str();
   app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--scaling", scaling,
                  "What the planner knows of scalability: oracle | learned | none, or a "
@@ -171,20 +159,21 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kBadInput;  // --help is 0; CLI11's own codes are not ours
+    // --help is 0; CLI11's own codes are not ours
+    return app.exit(e) == 0 ? cli::kExitOk : kExitBadInput;
   }
 
   auto bad = [](const std::string& what) {
     std::cerr << "elastic-replay: " << what << "\n";
-    return kBadInput;
+    return kExitBadInput;
   };
   using alloc::echo_token;
   std::vector<std::string> policies =
       compare.empty() ? std::vector<std::string>{solver}
                       : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
   for (const std::string& p : policies) {
-    if (!solver_kind(p)) {
-      return bad("unknown solver '" + echo_token(p) + "' (milp, dp, equal-share, node-milp)");
+    if (absl::StatusOr<alloc::SolverKind> kind = alloc::parse_solver(p); !kind.ok()) {
+      return bad(std::string(kind.status().message()));
     }
   }
   const std::vector<std::string> scalings = absl::StrSplit(scaling, ',', absl::SkipEmpty());
@@ -242,11 +231,11 @@ int main(int argc, char** argv) {
   if (scale_workload == "auto") copies = 0;
 
   // Holes.
-  const replay::ReadOptions read{.lenient = lenient};
+  const traces::ReadOptions read{.lenient = lenient};
   if (format == "auto") {
     format = absl::StrContains(trace_path, ".swf") ? "swf" : "intervals";
   }
-  absl::StatusOr<replay::HoleTrace> trace;
+  absl::StatusOr<traces::HoleTrace> trace;
   if (format == "swf") {
     replay::SwfHoleOptions so;
     so.capacity = capacity;
@@ -254,13 +243,13 @@ int main(int argc, char** argv) {
     else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
     else if (schedule != "auto")
       return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
-    absl::StatusOr<replay::SwfLog> log = replay::load_swf(trace_path, read);
+    absl::StatusOr<traces::SwfLog> log = traces::load_swf(trace_path, read);
     if (!log.ok()) return bad(std::string(log.status().message()));
     trace = replay::holes_from_swf(*log, so);
     // holes_from_swf does not know the file; load_interval_csv's messages start with it.
     if (!trace.ok()) return bad(trace_path + ": " + std::string(trace.status().message()));
   } else if (format == "intervals") {
-    trace = replay::load_interval_csv(trace_path, read);
+    trace = traces::load_interval_csv(trace_path, read);
   } else {
     return bad("unknown --format '" + echo_token(format) + "'");
   }
@@ -270,7 +259,7 @@ int main(int argc, char** argv) {
     const double base = trace->start;
     if (start_t) lo = start_t->relative ? base + start_t->value : start_t->value;
     if (end_t) hi = end_t->relative ? base + end_t->value : end_t->value;
-    if (absl::Status s = replay::clip_to_window(*trace, lo, hi); !s.ok()) {
+    if (absl::Status s = traces::clip_to_window(*trace, lo, hi); !s.ok()) {
       return bad(std::string(s.message()));
     }
     if (trace->intervals.empty()) return bad("empty trace: no idle node in the window");
@@ -281,11 +270,12 @@ int main(int argc, char** argv) {
     if (!trace.ok()) return bad("--tile-days: " + std::string(trace.status().message()));
   }
 
-  absl::StatusOr<std::vector<alloc::WorkloadJob>> workload = alloc::load_workload_csv(workload_path);
+  absl::StatusOr<std::vector<traces::WorkloadJob>> workload =
+      traces::load_workload_csv(workload_path);
   if (!workload.ok()) return bad(std::string(workload.status().message()));
   if (workload->empty()) return bad(workload_path + ": empty workload");
   if (stall >= 0) {
-    for (alloc::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
+    for (traces::WorkloadJob& job : *workload) job.grow_stall_s = job.shrink_stall_s = stall;
   }
   if (copies == 0) copies = replay::copies_to_fill(*trace, *workload, max_running);
   if (copies > 1) {
@@ -296,7 +286,7 @@ int main(int argc, char** argv) {
     max_running *= copies;
   }
   if (scale_workload != "1") {
-    absl::StatusOr<std::vector<alloc::WorkloadJob>> scaled =
+    absl::StatusOr<std::vector<traces::WorkloadJob>> scaled =
         replay::scale_workload(*workload, copies, trace->end - trace->start);
     if (!scaled.ok()) return bad("--scale-workload: " + std::string(scaled.status().message()));
     *workload = *std::move(scaled);
@@ -312,7 +302,7 @@ int main(int argc, char** argv) {
   for (const std::string& p : policies) {
     for (const std::string& sc : scalings) {
       const bool plain = scalings.size() == 1 && sc == "oracle";
-      runs.push_back({plain ? p : p + "-" + sc, *solver_kind(p), *scaling_source(sc)});
+      runs.push_back({plain ? p : p + "-" + sc, *alloc::parse_solver(p), *scaling_source(sc)});
     }
   }
   std::vector<replay::ReplayResult> results;
@@ -362,7 +352,7 @@ int main(int argc, char** argv) {
         runs.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
     if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
       std::cerr << "elastic-replay: " << s.message() << "\n";
-      return kFailed;
+      return kExitFailure;
     }
     if (!no_plots) {
       if (std::string warning = replay::write_plots(dir); !warning.empty()) {
@@ -372,7 +362,7 @@ int main(int argc, char** argv) {
     results.push_back(std::move(*result));
   }
 
-  const replay::HoleTrace& t = *trace;
+  const traces::HoleTrace& t = *trace;
   fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n",
              trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(),
              workload_path, workload->size(),
@@ -381,5 +371,5 @@ int main(int argc, char** argv) {
   for (const auto& r : results) table.push_back(&r.metrics);
   fmt::print("{}", replay::summary_table(table));
   fmt::print("outputs in {}\n", out_dir);
-  return 0;
+  return cli::kExitOk;
 }

@@ -21,7 +21,7 @@ struct Change {
 
 }  // namespace
 
-absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
+absl::StatusOr<TraceFeedPlan> plan_trace_feed(const traces::HoleTrace& trace,
                                               const TraceFeedOptions& options) {
   const int nodes = options.hosts.empty() ? options.nodes : static_cast<int>(options.hosts.size());
   if (nodes < 1) {
@@ -65,8 +65,8 @@ absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
     }
     hi = std::min(trace.end, lo + *options.duration);
   }
-  replay::HoleTrace window = trace;
-  if (absl::Status s = replay::clip_to_window(window, lo, hi); !s.ok()) return s;
+  traces::HoleTrace window = trace;
+  if (absl::Status s = traces::clip_to_window(window, lo, hi); !s.ok()) return s;
 
   // Changes inside the window: a hole opening after its start, or closing before its end (a
   // censored hole never closes). The pool at the window's start is the initial state, not a
@@ -74,7 +74,7 @@ absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
   const std::size_t n = trace.node_names.size();
   std::vector<int> changes(n, 0);
   std::vector<double> idle_s(n, 0.0);
-  for (const replay::IdleInterval& iv : window.intervals) {
+  for (const traces::IdleInterval& iv : window.intervals) {
     const auto i = static_cast<std::size_t>(iv.node);
     changes[i] += (iv.start > lo ? 1 : 0) + (!iv.censored && iv.end < hi ? 1 : 0);
     idle_s[i] += iv.end - iv.start;
@@ -104,7 +104,7 @@ absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
 
   std::vector<bool> idle(k, false);
   std::map<double, Change> timeline;
-  for (const replay::IdleInterval& iv : window.intervals) {
+  for (const traces::IdleInterval& iv : window.intervals) {
     const int r = rank_of[static_cast<std::size_t>(iv.node)];
     if (r < 0) continue;
     if (iv.start > lo) {

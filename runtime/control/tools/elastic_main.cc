@@ -1,7 +1,8 @@
 // `elastic`: the user's CLI for the resident runtime. It talks to elasticd only through the state
 // dir (state_dir.h): submit/cancel drop files in queue/, status/nodes read status.json (and the
 // journal and queue when no daemon runs), feed writes the hostfile the daemon watches, up starts
-// the daemon under mpirun. Exit codes: 0 ok, 2 bad input, 1 runtime error.
+// the daemon under mpirun. Exit codes (elastic/cli/exit_code.h): 0 ok, 2 bad input, 1 runtime
+// error.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "elastic/cli/exit_code.h"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/feed.h"
 #include "elastic/control/feed_trace.h"
@@ -21,7 +23,7 @@
 #include "elastic/control/state_dir.h"
 #include "elastic/control/status.h"
 #include "elastic/control/up_command.h"
-#include "elastic/replay/interval_csv.h"
+#include "elastic/traces/interval_csv.h"
 #include "fmt/format.h"
 
 namespace fs = std::filesystem;
@@ -29,21 +31,13 @@ using namespace elastic::rt;
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kRuntimeError = 1;
-constexpr int kBadInput = 2;
+constexpr int kOk = elastic::cli::kExitOk;
+constexpr int kRuntimeError = elastic::cli::kExitFailure;
+constexpr int kBadInput = elastic::cli::kExitBadInput;
 
 int fail(const absl::Status& s) {
   std::cerr << "elastic: " << s.message() << "\n";
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-      return kBadInput;
-    default:
-      return kRuntimeError;
-  }
+  return elastic::cli::exit_code(s);
 }
 
 fs::path exe_dir() {
@@ -246,8 +240,8 @@ struct TraceArgs {
 // mapping first and then every change as it is written.
 int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   if (a.trace.empty()) return fail(absl::InvalidArgumentError("feed trace needs --trace FILE"));
-  absl::StatusOr<elastic::replay::HoleTrace> trace =
-      elastic::replay::load_interval_csv(a.trace, elastic::replay::ReadOptions{});
+  absl::StatusOr<elastic::traces::HoleTrace> trace =
+      elastic::traces::load_interval_csv(a.trace, elastic::traces::ReadOptions{});
   if (!trace.ok()) return fail(trace.status());
   TraceFeedOptions o;
   o.nodes = a.nodes;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/membership_error.h"
 #include "fmt/format.h"
 
 namespace elastic::rt {
@@ -112,12 +113,13 @@ absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
     }
   }
   if (call->rc != MPI_SUCCESS) {
-    return coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__);
+    return spawn_error(coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__));
   }
   for (int code : call->errcodes) {
     if (code != MPI_SUCCESS) {
       call->inter.revoke();
-      return coll::mpi_status(code, "MPI_Comm_spawn (a process's error code)", __FILE__, __LINE__);
+      return spawn_error(
+          coll::mpi_status(code, "MPI_Comm_spawn (a process's error code)", __FILE__, __LINE__));
     }
   }
   MPI_Comm_set_errhandler(call->inter.get(), MPI_ERRORS_RETURN);

@@ -30,9 +30,9 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
-// A start that the launcher refused (or that lost a process while it started) is retried by the
-// next plans this many times in a row before the job fails: on a cluster that is a node or daemon
-// failing, not the job. A command that never joins (the spawn timed out) fails at once.
+// A start refused (Unavailable) or that lost a process (Aborted; membership_error.h) is retried by
+// the next plans this many times in a row before the job fails: on a cluster that is a node or
+// daemon failing, not the job. A spawn that timed out or an MPI error (Internal) fails at once.
 constexpr int kStartAttempts = 3;
 // After a failed start or grow the daemon plans again after this delay, doubled with each failure
 // in a row up to kRetryMax: otherwise the job would wait for the next hostfile change.
@@ -40,7 +40,7 @@ constexpr std::chrono::seconds kRetryFirst{2};
 constexpr std::chrono::seconds kRetryMax{60};
 
 bool start_retryable(const absl::Status& st) {
-  return st.ok() || absl::IsInternal(st) || absl::IsAborted(st) || absl::IsUnavailable(st);
+  return st.ok() || absl::IsAborted(st) || absl::IsUnavailable(st);
 }
 
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon

@@ -1,7 +1,7 @@
 // elasticd: the resident runtime. Launch it as the only process of an mpirun with ULFM:
 //   mpirun --with-ft ulfm -n 1 --bind-to none elasticd --hostfile FILE --state-dir DIR
-// Exit codes: 0 stopped by SIGTERM/SIGINT, 2 bad input (hostfile, state dir, options), 1 runtime
-// error.
+// Exit codes (elastic/cli/exit_code.h): 0 stopped by SIGTERM/SIGINT, 2 bad input (hostfile, state
+// dir, options), 1 runtime error.
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,10 +11,15 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "elastic/allocator/problem_json.h"
+#include "elastic/allocator/solver_table.h"
+#include "elastic/cli/exit_code.h"
 #include "elastic/daemon/daemon.h"
 
 namespace {
+
+using elastic::cli::exit_code;
+using elastic::cli::kExitBadInput;
+using elastic::cli::kExitOk;
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
@@ -27,7 +32,7 @@ int finalize_and_exit(int code) {
   return code;
 }
 
-// --solver takes the allocator's names (problem_json.h); an unknown one is refused with the list.
+// --solver takes the allocator's names (solver_table.h); an unknown one is refused with the list.
 std::string check_solver(const std::string& name) {
   absl::StatusOr<elastic::alloc::SolverKind> kind = elastic::alloc::parse_solver(name);
   return kind.ok() ? std::string() : std::string(kind.status().message());
@@ -62,9 +67,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   // How each plan is stated and solved (plan_actions.h).
   std::string solver(elastic::alloc::to_string(o.plan.solver));
-  app.add_option("--solver", solver,
-                 "Allocator solver: dp (exact dynamic program), milp (count MILP, lp_solve), "
-                 "node-milp (BFTrainer's per-node MILP) or equal-share (heuristic)")
+  app.add_option("--solver", solver, "Allocator solver: " + elastic::alloc::solver_help())
       ->check(CLI::Validator(check_solver, "SOLVER"))
       ->capture_default_str();
   app.add_option(
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
   o.plan.solver = *elastic::alloc::parse_solver(solver);  // checked by the option
   o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
@@ -103,7 +106,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 1) {
     std::fprintf(stderr, "elasticd: run it as a single process (mpirun -n 1), not %d\n", size);
-    return finalize_and_exit(2);
+    return finalize_and_exit(kExitBadInput);
   }
   if (provided < MPI_THREAD_MULTIPLE) {
     std::fprintf(stderr, "elasticd: MPI has no MPI_THREAD_MULTIPLE: spawns are not bounded\n");
@@ -119,10 +122,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<elastic::rt::Daemon>> daemon = elastic::rt::Daemon::create(o);
   if (!daemon.ok()) {
     std::fprintf(stderr, "elasticd: %s\n", std::string(daemon.status().message()).c_str());
-    const bool bad_input = absl::IsInvalidArgument(daemon.status()) ||
-                           absl::IsNotFound(daemon.status()) ||
-                           absl::IsFailedPrecondition(daemon.status());
-    return finalize_and_exit(bad_input ? 2 : 1);
+    return finalize_and_exit(exit_code(daemon.status()));
   }
   std::fprintf(stderr, "elasticd: running (pid %d), hostfile %s, state dir %s%s\n",
                static_cast<int>(getpid()), o.hostfile.c_str(), o.state_dir.c_str(),
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   daemon->reset();
   if (!st.ok()) {
     std::fprintf(stderr, "elasticd: %s\n", std::string(st.message()).c_str());
-    return finalize_and_exit(1);
+    return finalize_and_exit(exit_code(st));
   }
-  return finalize_and_exit(0);
+  return finalize_and_exit(kExitOk);
 }

@@ -9,6 +9,7 @@
 
 #include "elastic/collectives/mpi_check.h"
 #include "elastic/daemon/bounded_spawn.h"
+#include "elastic/membership_error.h"
 #include "elastic/protocol.h"
 #include "elastic/repair.h"
 #include "fmt/format.h"
@@ -66,12 +67,9 @@ absl::Status JobGroup::exchange(std::span<int> data, const char* what) {
         fmt::format("job {}: its ranks did not all take the {} within {} ms", spec_.job_id, what,
                     directive_timeout_.count()));
   }
-  if (!st.ok()) {
-    // Whatever went wrong, the ranks must not wait on J for a controller that moves on.
-    job_.revoke();
-    if (absl::IsInternal(st)) return absl::AbortedError(st.message());
-  }
-  return st;
+  // Whatever went wrong, the ranks must not wait on J for a controller that moves on.
+  if (!st.ok()) job_.revoke();
+  return membership_error(st);
 }
 
 absl::Status JobGroup::header(int directive, int count, int reason, int list_sum) {
@@ -125,7 +123,9 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
     return inter.status();
   }
   Comm merged;
-  ELASTIC_MPI_CHECK(MPI_Intercomm_merge(inter->get(), 0, merged.out()));
+  if (const int rc = MPI_Intercomm_merge(inter->get(), 0, merged.out()); rc != MPI_SUCCESS) {
+    return membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
+  }
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
   rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
@@ -134,13 +134,12 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
       proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
   if (!peers.ok()) {
     job_.revoke();
-    const absl::Status& st = peers.status();
-    return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+    return membership_error(peers.status());
   }
   rank_peers_.assign(peers->begin() + 1, peers->end());  // J rank 0 is this controller
   for (int r = job_.size() - req.procs; r < job_.size(); ++r) {
     if (absl::Status st = send_int(r, proto::kTagSpawns, more); !st.ok()) {
-      return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+      return membership_error(st);
     }
   }
   return absl::OkStatus();
@@ -157,7 +156,7 @@ absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, int reas
       abort();
       return st;
     }
-    if (!absl::IsInternal(st)) return handle_error(st);
+    if (!absl::IsUnavailable(st)) return handle_error(st);
     // Refused (the spawn itself, e.g. an unknown host): J is intact. With no node added, the
     // ranks' parts failed alike and they train on (no switch, so no kResume to take); else they
     // switch to the J of the nodes added before.
@@ -298,11 +297,8 @@ void JobGroup::depart_all() {
 
 absl::Status JobGroup::handle_error(const absl::Status& error) {
   if (absl::IsAborted(error)) return repair();
-  if (absl::IsDeadlineExceeded(error) || absl::IsInternal(error)) {
-    // Internal covers a refused spawn, which leaves J usable; the caller decides.
-    if (absl::IsDeadlineExceeded(error)) abort();
-  }
-  return error;
+  if (absl::IsDeadlineExceeded(error)) abort();
+  return error;  // Unavailable (a refused spawn) leaves J usable: the caller decides
 }
 
 absl::Status JobGroup::repair() {

@@ -5,19 +5,10 @@
 #include <utility>
 
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/membership_error.h"
 #include "elastic/protocol.h"
 
 namespace elastic::rt {
-
-namespace {
-
-absl::Status failure(int rc, const char* what) {
-  absl::Status st = coll::mpi_status(rc, what, __FILE__, __LINE__);
-  // A refused spawn leaves J intact (Internal); anything that broke a communicator is Aborted.
-  return coll::is_process_failure(rc) ? absl::AbortedError(st.message()) : st;
-}
-
-}  // namespace
 
 SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
                                  std::chrono::steady_clock::time_point deadline, MPI_Comm* current,
@@ -35,19 +26,18 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
     if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, on, inter.out(),
                                       MPI_ERRCODES_IGNORE);
         rc != MPI_SUCCESS) {
-      out.error = failure(rc, "MPI_Comm_spawn");
+      out.error = spawn_error(coll::mpi_status(rc, "MPI_Comm_spawn", __FILE__, __LINE__));
       break;
     }
     Comm merged;
     if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
-      out.error = failure(rc, "MPI_Intercomm_merge");
-      if (absl::IsInternal(out.error)) out.error = absl::AbortedError(out.error.message());
+      out.error = membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
       break;
     }
     MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
     if (absl::Status st = proto::connect_all(merged.get(), deadline).status(); !st.ok()) {
       merged.revoke();
-      out.error = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+      out.error = membership_error(st);
       out.job = std::move(merged);  // the survivors repair this one, as the controller does
       break;
     }

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/membership_error.h"
 #include "elastic/protocol.h"
 
 namespace elastic::rt {
@@ -98,7 +99,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
           proto::connect_all(s->job_.get(), Clock::now() + options.directive_timeout).status();
       !st.ok()) {
     s->job_.revoke();
-    ev = absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+    ev = membership_error(st);
   } else {
     ev = s->join_spawns();
   }
@@ -115,7 +116,7 @@ absl::StatusOr<Event> Session::join_spawns() {
   ELASTIC_MPI_CHECK(MPI_Irecv(&more, 1, MPI_INT, 0, proto::kTagSpawns, job_.get(), &req));
   if (absl::Status st = proto::wait_request(&req, deadline, "spawn count"); !st.ok()) {
     revoke_all();
-    return absl::IsInternal(st) ? absl::AbortedError(st.message()) : st;
+    return membership_error(st);
   }
   if (more < 0 || more > proto::kMaxSpawns) {
     revoke_all();
@@ -150,8 +151,7 @@ absl::StatusOr<Event> Session::follow() {
   // controller included) waits for this rank, and report Aborted so that the caller repairs.
   auto broken = [this](absl::Status st) {
     revoke_all();
-    if (absl::IsInternal(st)) return absl::AbortedError(st.message());
-    return st;
+    return membership_error(st);
   };
   if (absl::Status st = adopt_spawn(); !st.ok()) return broken(st);
   for (;;) {
@@ -243,7 +243,7 @@ absl::Status Session::settle_spawn() {
   if (!spawn_.active()) return absl::OkStatus();
   SpawnOutcome out = spawn_.take();
   if (out.job) next_job_ = std::move(out.job);
-  if (absl::IsInternal(out.error)) {
+  if (absl::IsUnavailable(out.error)) {
     // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
     std::fprintf(stderr, "elastic: a grow was refused: %s\n",
                  std::string(out.error.message()).c_str());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "elastic/control/atomic_file.h"
-#include "elastic/replay/interval_csv.h"
+#include "elastic/traces/interval_csv.h"
 #include "temp_dir.h"
 
 namespace elastic::rt {
@@ -46,12 +46,12 @@ std::string csv(std::vector<std::string> rows) {
   return out;
 }
 
-replay::HoleTrace load(const TempDir& dir, const std::vector<std::string>& rows) {
+traces::HoleTrace load(const TempDir& dir, const std::vector<std::string>& rows) {
   const auto path = dir / "trace.csv";
   write_text(path, csv(rows));
-  absl::StatusOr<replay::HoleTrace> t = replay::load_interval_csv(path.string(), {});
+  absl::StatusOr<traces::HoleTrace> t = traces::load_interval_csv(path.string(), {});
   EXPECT_TRUE(t.ok()) << t.status();
-  return t.ok() ? *std::move(t) : replay::HoleTrace{};
+  return t.ok() ? *std::move(t) : traces::HoleTrace{};
 }
 
 std::vector<std::string> rows() { return {std::begin(kRows), std::end(kRows)}; }
@@ -72,7 +72,7 @@ std::vector<std::string> describe(const TraceFeedPlan& plan) {
 
 TEST(FeedTrace, WholeTraceExactSequence) {
   TempDir dir;
-  const replay::HoleTrace trace = load(dir, rows());
+  const traces::HoleTrace trace = load(dir, rows());
   TraceFeedOptions o;
   o.nodes = 3;
   absl::StatusOr<TraceFeedPlan> plan = plan_trace_feed(trace, o);
@@ -99,7 +99,7 @@ TEST(FeedTrace, WholeTraceExactSequence) {
 // --hosts: the same choice and sequence, onto the given hosts (a cluster in a box's h1..hK).
 TEST(FeedTrace, OntoNamedHosts) {
   TempDir dir;
-  const replay::HoleTrace trace = load(dir, rows());
+  const traces::HoleTrace trace = load(dir, rows());
   TraceFeedOptions o;
   o.hosts = {"h1", "h2", "h3"};
   absl::StatusOr<TraceFeedPlan> plan = plan_trace_feed(trace, o);
@@ -118,7 +118,7 @@ TEST(FeedTrace, OntoNamedHosts) {
 
 TEST(FeedTrace, WritesEachVersionOfTheHostfile) {
   TempDir dir;
-  const replay::HoleTrace trace = load(dir, rows());
+  const traces::HoleTrace trace = load(dir, rows());
   TraceFeedOptions o;
   o.nodes = 5;
   o.slots = 2;
@@ -158,7 +158,7 @@ TEST(FeedTrace, WritesEachVersionOfTheHostfile) {
 
 TEST(FeedTrace, WindowByOffsetOrUnixTime) {
   TempDir dir;
-  const replay::HoleTrace trace = load(dir, rows());
+  const traces::HoleTrace trace = load(dir, rows());
   TraceFeedOptions o;
   o.nodes = 2;
   o.start = 250;  // [1250, 1550)
@@ -188,11 +188,11 @@ TEST(FeedTrace, ChoiceIgnoresInputOrderAndBreaksTies) {
   // time: by name. z changes twice but idles shortest.
   std::vector<std::string> r = {"x,1000,1001,0", "x,1100,1200,0", "x,1900,2000,1", "y,1100,1300,0",
                                 "w,1300,1450,0", "v,1500,1650,0", "z,1700,1710,0"};
-  const replay::HoleTrace forward = load(dir, r);
+  const traces::HoleTrace forward = load(dir, r);
   // Nodes in the opposite order (each node's own rows stay in time order, as the loader wants).
   std::stable_sort(r.begin(), r.end(),
                    [](const std::string& p, const std::string& q) { return p[0] > q[0]; });
-  const replay::HoleTrace backward = load(dir, r);
+  const traces::HoleTrace backward = load(dir, r);
   TraceFeedOptions o;
   o.nodes = 5;
   absl::StatusOr<TraceFeedPlan> a = plan_trace_feed(forward, o);
@@ -208,7 +208,7 @@ TEST(FeedTrace, ChoiceIgnoresInputOrderAndBreaksTies) {
 
 TEST(FeedTrace, BadOptionsAreNamed) {
   TempDir dir;
-  const replay::HoleTrace trace = load(dir, rows());
+  const traces::HoleTrace trace = load(dir, rows());
   const auto message = [&](TraceFeedOptions o) {
     absl::StatusOr<TraceFeedPlan> p = plan_trace_feed(trace, o);
     EXPECT_FALSE(p.ok());
@@ -253,7 +253,7 @@ TEST(FeedTrace, SummitSliceIsConsistentAndDeterministic) {
   const std::string path = std::string(ELASTIC_SHARED_DATA) +
                            "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << path;
-  absl::StatusOr<replay::HoleTrace> trace = replay::load_interval_csv(path, {});
+  absl::StatusOr<traces::HoleTrace> trace = traces::load_interval_csv(path, {});
   ASSERT_TRUE(trace.ok()) << trace.status();
   TraceFeedOptions o;
   o.nodes = 8;

@@ -368,9 +368,15 @@ TEST_P(PlanThroughAllocator, Deterministic) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(actions(s), first);
 }
 
-INSTANTIATE_TEST_SUITE_P(ExactSolvers, PlanThroughAllocator,
-                         testing::Values(alloc::SolverKind::kDp, alloc::SolverKind::kMilp,
-                                         alloc::SolverKind::kNodeMilp),
+std::vector<alloc::SolverKind> exact_solvers() {
+  std::vector<alloc::SolverKind> kinds;
+  for (const alloc::Solver& s : alloc::solver_table()) {
+    if (s.exact) kinds.push_back(s.kind);
+  }
+  return kinds;
+}
+
+INSTANTIATE_TEST_SUITE_P(ExactSolvers, PlanThroughAllocator, testing::ValuesIn(exact_solvers()),
                          [](const testing::TestParamInfo<alloc::SolverKind>& s) {
                            std::string name(alloc::to_string(s.param));
                            std::erase(name, '-');

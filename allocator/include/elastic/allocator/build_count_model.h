@@ -22,7 +22,7 @@ struct KindModel {
   CountModel model;
 };
 
-// Validates (validate_problem in allocator.h) and builds the models: kinds in order of first
+// Validates (validate_problem.h) and builds the models: kinds in order of first
 // appearance in the pool, then kinds only jobs ask for (with an empty pool). Deterministic.
 absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem);
 

@@ -19,11 +19,10 @@ enum class Objective {
   kFair,        // maximise the smallest r_j(n)/r_j(max) first, then total throughput
 };
 
+// The count solvers, one per row of solvers.def (solver_table.h: their names and properties).
 enum class SolverKind {
-  kMilp,        // lp_solve MILP on node counts (SOS2 tables, grow/shrink binaries)
-  kDp,          // exact dynamic program over jobs x nodes (with Lagrangian presolve)
-  kNodeMilp,    // BFTrainer's node-level MILP: one binary per (job, node); the reference
-  kEqualShare,  // BFTrainer's equal-share heuristic: the baseline
+#define ELASTIC_SOLVER(kind, ...) kind,
+#include "elastic/allocator/solvers.def"
 };
 
 struct Node {

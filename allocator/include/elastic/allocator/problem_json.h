@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocation.h"
 #include "elastic/allocator/problem.h"
+#include "elastic/allocator/solver_table.h"  // to_string(SolverKind), parse_solver
 #include "nlohmann/json.hpp"
 
 namespace elastic::alloc {
@@ -34,11 +35,9 @@ nlohmann::json problem_to_json(const Problem& problem);
 nlohmann::json allocation_to_json(const Allocation& allocation, const Problem* problem = nullptr);
 
 std::string_view to_string(Objective objective);
-std::string_view to_string(SolverKind solver);
 std::string_view to_string(SolveStatus status);
 std::string_view to_string(Change change);
-// Errors list the accepted names.
+// Errors list the accepted names (parse_solver: solver_table.h).
 absl::StatusOr<Objective> parse_objective(std::string_view name);
-absl::StatusOr<SolverKind> parse_solver(std::string_view name);
 
 }  // namespace elastic::alloc

@@ -1,4 +1,5 @@
-// Count solvers: plain functions from a CountModel to counts. Each is exact except equal_share.
+// Count solvers: plain functions from a CountModel to counts (the rows of solvers.def; which are
+// exact is in solver_table.h).
 // "The call failed" is the absl::Status; "what the solve found" is CountSolution::status.
 #pragma once
 
@@ -26,9 +27,9 @@ struct CountSolution {
   SolveStatus status = SolveStatus::kOptimal;
 };
 
-absl::StatusOr<CountSolution> solve_milp(const CountModel& model, const SolveOptions& options);
-absl::StatusOr<CountSolution> solve_dp(const CountModel& model, const SolveOptions& options);
-absl::StatusOr<CountSolution> solve_node_milp(const CountModel& model, const SolveOptions& options);
-absl::StatusOr<CountSolution> solve_equal_share(const CountModel& model, const SolveOptions& options);
+// One entry point per row of solvers.def (solve_milp, solve_dp, ...), each in a file of its own.
+#define ELASTIC_SOLVER(kind, name, function, ...) \
+  absl::StatusOr<CountSolution> function(const CountModel& model, const SolveOptions& options);
+#include "elastic/allocator/solvers.def"
 
 }  // namespace elastic::alloc

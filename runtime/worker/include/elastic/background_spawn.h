@@ -24,8 +24,9 @@ struct SpawnOutcome {
 // consecutive MPI_Comm_spawn calls rooted at the controller (J rank 0), merging with each node's
 // new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
 // where MPI allows. `current` (if not null) is set, under `mu`, to the communicator each spawn runs
-// on, so that another thread can revoke it. Errors: Internal (the spawn was refused: J is intact),
-// Aborted (a process failed or J was revoked), DeadlineExceeded.
+// on, so that another thread can revoke it. Errors (membership_error.h): Unavailable (the spawn
+// was refused: J is intact), Aborted (a process failed, J was revoked, the merge or connect_all
+// failed), DeadlineExceeded.
 SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
                                  std::chrono::steady_clock::time_point deadline,
                                  MPI_Comm* current = nullptr, std::mutex* mu = nullptr);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "elastic/traces/hole_trace.h"
 #include "nlohmann/json.hpp"
-#include "elastic/replay/hole_trace.h"
 
 namespace elastic::replay {
 
@@ -37,7 +37,7 @@ struct Metrics {
   double solve_ms_p50 = 0.0, solve_ms_p99 = 0.0, solve_ms_max = 0.0;
   double jct_s_p50 = 0.0, jct_s_p99 = 0.0;  // job completion time: finish - arrival, finished jobs
   double wall_s = 0.0;              // replay time
-  InputStats input;
+  traces::InputStats input;
 };
 
 // Nearest-rank percentile (p in [0,100]) of unsorted values; 0 for none.

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "elastic/allocator/workload_csv.h"
-#include "elastic/replay/hole_trace.h"
 #include "elastic/replay/simulator.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
 
 // timeline.csv: time_unix,time_s,idle_nodes,allocated_nodes,running_jobs,queued_jobs,job_counts
 // where job_counts is "id:nodes" pairs separated by ';' (jobs holding nodes).
-absl::Status write_outputs(const std::string& dir, const HoleTrace& trace,
-                           const std::vector<alloc::WorkloadJob>& workload,
+absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trace,
+                           const std::vector<traces::WorkloadJob>& workload,
                            const ReplayResult& result);
 
 // Runs gnuplot on the data write_outputs wrote. Returns a warning text ("" when all went well).

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "elastic/allocator/workload_csv.h"
-#include "elastic/replay/hole_trace.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
 
@@ -23,12 +23,12 @@ inline constexpr std::size_t kMaxScaledJobs = 5'000'000;
 // within `span_s` seconds of the first submission. Copy k >= 2 of job J is "J#k", repetition r
 // "J@r" (both: "J#k@r"); the original list comes first, unchanged. InvalidArgument when the result
 // would exceed kMaxScaledJobs.
-absl::StatusOr<std::vector<alloc::WorkloadJob>> scale_workload(
-    const std::vector<alloc::WorkloadJob>& workload, int copies, double span_s);
+absl::StatusOr<std::vector<traces::WorkloadJob>> scale_workload(
+    const std::vector<traces::WorkloadJob>& workload, int copies, double span_s);
 
 // The fewest copies (>= 1) for which `max_running` jobs per copy at the workload's mean Jmax ask
 // for at least the trace's mean idle pool: the ideal demand then exceeds the holes on average.
-int copies_to_fill(const HoleTrace& trace, const std::vector<alloc::WorkloadJob>& workload,
+int copies_to_fill(const traces::HoleTrace& trace, const std::vector<traces::WorkloadJob>& workload,
                    int max_running);
 
 }  // namespace elastic::replay

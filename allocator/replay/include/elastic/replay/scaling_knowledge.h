@@ -18,7 +18,7 @@
 
 #include "elastic/allocator/problem.h"
 #include "elastic/allocator/scaling_model.h"
-#include "elastic/allocator/workload_csv.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
 
@@ -32,7 +32,7 @@ struct LearnOptions {
 
 class ScalingKnowledge {
  public:
-  ScalingKnowledge(const std::vector<alloc::WorkloadJob>& workload, ScalingSource source,
+  ScalingKnowledge(const std::vector<traces::WorkloadJob>& workload, ScalingSource source,
                    const LearnOptions& learn);
 
   ScalingSource source() const { return source_; }
@@ -59,7 +59,7 @@ class ScalingKnowledge {
   double prior(std::span<const std::size_t> admitted) const;
   double noise_factor();
 
-  const std::vector<alloc::WorkloadJob>& workload_;
+  const std::vector<traces::WorkloadJob>& workload_;
   ScalingSource source_;
   LearnOptions learn_;
   std::vector<std::optional<alloc::ScalingModel>> models_;  // learned mode, made on first use

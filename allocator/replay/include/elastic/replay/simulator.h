@@ -23,10 +23,10 @@
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocation.h"
 #include "elastic/allocator/problem.h"
-#include "elastic/allocator/workload_csv.h"
-#include "elastic/replay/hole_trace.h"
 #include "elastic/replay/metrics.h"
 #include "elastic/replay/scaling_knowledge.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
 
@@ -79,8 +79,8 @@ struct ReplayResult {
 };
 
 // Errors: the allocator's (with the event time), or InvalidArgument for an empty workload/trace.
-absl::StatusOr<ReplayResult> run_replay(const HoleTrace& trace,
-                                        const std::vector<alloc::WorkloadJob>& workload,
+absl::StatusOr<ReplayResult> run_replay(const traces::HoleTrace& trace,
+                                        const std::vector<traces::WorkloadJob>& workload,
                                         const ReplayOptions& options);
 
 }  // namespace elastic::replay

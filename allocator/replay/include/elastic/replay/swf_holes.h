@@ -7,8 +7,8 @@
 #include <span>
 
 #include "absl/status/statusor.h"
-#include "elastic/replay/hole_trace.h"
-#include "elastic/replay/swf_log.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/swf_log.h"
 
 namespace elastic::replay {
 
@@ -33,9 +33,11 @@ struct BusyPeriod {
 // Idle intervals of `capacity` synthesised nodes over [start, end] given the busy periods. Jobs
 // larger than the capacity are cut to it (stats.clipped_jobs); a job that finds fewer free nodes
 // than it needs takes what is free (stats.oversubscribed_jobs).
-HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity, double start, double end);
+traces::HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity, double start,
+                                  double end);
 
 // InvalidArgument when there is no capacity or no usable job.
-absl::StatusOr<HoleTrace> holes_from_swf(const SwfLog& log, const SwfHoleOptions& options);
+absl::StatusOr<traces::HoleTrace> holes_from_swf(const traces::SwfLog& log,
+                                                 const SwfHoleOptions& options);
 
 }  // namespace elastic::replay

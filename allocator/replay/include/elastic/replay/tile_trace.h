@@ -3,13 +3,13 @@
 #pragma once
 
 #include "absl/status/statusor.h"
-#include "elastic/replay/hole_trace.h"
+#include "elastic/traces/hole_trace.h"
 
 namespace elastic::replay {
 
 // Copies of `base` shifted by multiples of its span until `span_s` seconds are covered, then cut
 // there. Holes that touch across a seam become one. InvalidArgument when base spans no time or
 // the copies would hold more than kMaxTraceIntervals holes (input_options.h).
-absl::StatusOr<HoleTrace> tile_trace(const HoleTrace& base, double span_s);
+absl::StatusOr<traces::HoleTrace> tile_trace(const traces::HoleTrace& base, double span_s);
 
 }  // namespace elastic::replay

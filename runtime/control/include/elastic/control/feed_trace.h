@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "elastic/control/hostfile.h"
-#include "elastic/replay/hole_trace.h"
+#include "elastic/traces/hole_trace.h"
 
 namespace elastic::rt {
 
@@ -60,7 +60,7 @@ struct TraceFeedPlan {
 
 // InvalidArgument for K < 1, slots < 1, a trace with fewer than K nodes, or a window outside
 // the trace (message names the option). `trace` is copied and clipped, not changed.
-absl::StatusOr<TraceFeedPlan> plan_trace_feed(const replay::HoleTrace& trace,
+absl::StatusOr<TraceFeedPlan> plan_trace_feed(const traces::HoleTrace& trace,
                                               const TraceFeedOptions& options);
 
 // Writes plan.steps to `hostfile` (atomically), step i at wall time t0 + offset_s / speed, then

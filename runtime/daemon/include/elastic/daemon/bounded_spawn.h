@@ -34,11 +34,12 @@ inline constexpr const char* kEnvProgram = "/usr/bin/env";
 // COLLECTIVE over `*parent` with the caller as root (rank 0), or LOCAL when `parent` is null (the
 // caller spawns alone, on a private duplicate of MPI_COMM_SELF). Blocks at most `timeout` when MPI
 // provides MPI_THREAD_MULTIPLE; otherwise the spawn runs inline and is not bounded.
-// Returns the intercommunicator (MPI_ERRORS_RETURN). Errors: Internal/Aborted from MPI (spawn
-// refused, a parent rank failed); DeadlineExceeded when the spawn did not return in time: then
-// `*parent` has been revoked (the other parent ranks, blocked in their part of the spawn, return
-// with an error) and handed to the helper thread, so it is null on return; the abandoned spawn's
-// intercommunicator is revoked and freed if it ever completes.
+// Returns the intercommunicator (MPI_ERRORS_RETURN). Errors (membership_error.h): Unavailable (the
+// spawn was refused: `*parent` is intact), Aborted (a parent rank failed), Internal (MPI_Info or
+// the private duplicate of MPI_COMM_SELF failed before the spawn); DeadlineExceeded when the spawn
+// did not return in time: then `*parent` has been revoked (the other parent ranks, blocked in
+// their part of the spawn, return with an error) and handed to the helper thread, so it is null on
+// return; the abandoned spawn's intercommunicator is revoked and freed if it ever completes.
 absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
                                    std::chrono::milliseconds timeout);
 

@@ -10,13 +10,13 @@
 
 #include "absl/status/status.h"
 
-namespace elastic::replay {
+namespace elastic::traces {
 
 struct IdleInterval {
-  int node = 0;            // index into HoleTrace::node_names
-  double start = 0.0;      // Unix seconds
-  double end = 0.0;        // Unix seconds, > start
-  bool censored = false;   // open: the node was still idle when the trace ended
+  int node = 0;           // index into HoleTrace::node_names
+  double start = 0.0;     // Unix seconds
+  double end = 0.0;       // Unix seconds, > start
+  bool censored = false;  // open: the node was still idle when the trace ended
 };
 
 // What the readers dropped or changed; reported in metrics.json so that nothing is silent.
@@ -48,7 +48,8 @@ std::vector<NodeBatch> node_batches(const HoleTrace& trace);
 
 // Keeps [start, end) of the trace: intervals are cut to the window and those still open at its end
 // become censored. InvalidArgument when the window is empty or outside the trace.
-absl::Status clip_to_window(HoleTrace& trace, std::optional<double> start, std::optional<double> end);
+absl::Status clip_to_window(HoleTrace& trace, std::optional<double> start,
+                            std::optional<double> end);
 
 // Sorts intervals by (node, start) and merges touching ones. InvalidArgument naming the node when
 // two intervals of one node overlap (times going backwards) or an interval ends before it starts.
@@ -57,4 +58,4 @@ absl::Status normalise(HoleTrace& trace);
 // The node-seconds of idle time, and the lengths of all holes (for the CDF plot).
 double hole_node_seconds(const HoleTrace& trace);
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces

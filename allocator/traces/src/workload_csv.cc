@@ -1,4 +1,4 @@
-#include "elastic/allocator/workload_csv.h"
+#include "elastic/traces/workload_csv.h"
 
 #include <array>
 #include <charconv>
@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <utility>
 
-#include "elastic/allocator/gz_line_reader.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/traces/gz_line_reader.h"
 #include "fmt/format.h"
 
-namespace elastic::alloc {
+namespace elastic::traces {
 namespace {
 
 constexpr std::array<std::string_view, 10> kColumns = {"job",  "Tcup", "Tcdw", "Jmin", "Jmax",
@@ -90,9 +90,10 @@ absl::StatusOr<double> parse_number(std::string_view text, const Where& where) {
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
-    return error_at(where, fmt::format("not a number: '{}'", echo_token(t)));
+    return error_at(where, fmt::format("not a number: '{}'", alloc::echo_token(t)));
   }
-  if (!std::isfinite(value)) return error_at(where, fmt::format("not finite: '{}'", echo_token(t)));
+  if (!std::isfinite(value))
+    return error_at(where, fmt::format("not finite: '{}'", alloc::echo_token(t)));
   return value;
 }
 
@@ -106,9 +107,9 @@ absl::StatusOr<double> parse_non_negative(std::string_view text, const Where& wh
 absl::StatusOr<int> parse_count(std::string_view text, const Where& where) {
   absl::StatusOr<double> value = parse_number(text, where);
   if (!value.ok()) return value.status();
-  if (*value < 0 || *value != std::floor(*value) || *value > kMaxNodes) {
+  if (*value < 0 || *value != std::floor(*value) || *value > alloc::kMaxNodes) {
     return error_at(where, fmt::format("must be a whole number of nodes in [0, {}], got {}",
-                                       kMaxNodes, *value));
+                                       alloc::kMaxNodes, *value));
   }
   return static_cast<int>(*value);
 }
@@ -135,8 +136,8 @@ absl::StatusOr<std::vector<double>> parse_list(const Field& field, const Where& 
     const Where at{where.path, where.line, base + first, name};
     absl::StatusOr<double> value = parse_number(t.substr(start, comma - start), at);
     if (!value.ok()) return value.status();
-    if (values.size() == kMaxTableRows) {
-      return error_at(where, fmt::format("more than {} values", kMaxTableRows));
+    if (values.size() == alloc::kMaxTableRows) {
+      return error_at(where, fmt::format("more than {} values", alloc::kMaxTableRows));
     }
     values.push_back(*value);
     if (comma == close) break;
@@ -172,8 +173,8 @@ absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
   const bool shape_ok = t.size() == 19 && t[4] == '-' && t[7] == '-' &&
                         (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':';
   if (!shape_ok || !year || !month || !day || !hour || !minute || !second) {
-    return error_at(
-        where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'", echo_token(t)));
+    return error_at(where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'",
+                                       alloc::echo_token(t)));
   }
   constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
@@ -188,20 +189,21 @@ absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
 }
 
 // One table column (Ps or Os) against the node counts Ns.
-absl::StatusOr<PiecewiseLinear> parse_table(const std::vector<int>& counts, const Field& field,
-                                            const Where& where) {
+absl::StatusOr<alloc::PiecewiseLinear> parse_table(const std::vector<int>& counts,
+                                                   const Field& field, const Where& where) {
   absl::StatusOr<std::vector<double>> values = parse_list(field, where);
   if (!values.ok()) return values.status();
   if (values->size() != counts.size()) {
     return error_at(where, fmt::format("{} values but Ns has {}", values->size(), counts.size()));
   }
   for (std::size_t i = 0; i < values->size(); ++i) {
-    if ((*values)[i] < 0 || (*values)[i] > kMaxTableValue) {
-      return error_at(
-          where, fmt::format("[{}] must be in [0, {:g}], got {}", i, kMaxTableValue, (*values)[i]));
+    if ((*values)[i] < 0 || (*values)[i] > alloc::kMaxTableValue) {
+      return error_at(where, fmt::format("[{}] must be in [0, {:g}], got {}", i,
+                                         alloc::kMaxTableValue, (*values)[i]));
     }
   }
-  absl::StatusOr<PiecewiseLinear> table = PiecewiseLinear::create(counts, *values, where.name);
+  absl::StatusOr<alloc::PiecewiseLinear> table =
+      alloc::PiecewiseLinear::create(counts, *values, where.name);
   if (!table.ok()) return error_at(where, std::string(table.status().message()));
   return table;
 }
@@ -255,7 +257,7 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     if (job.id.empty()) return error_at(where(0), "empty job id");
     if (const auto [it, inserted] = id_line.try_emplace(job.id, ln); !inserted) {
       return error_at(where(0), fmt::format("duplicate job id '{}' (also on line {})",
-                                            echo_token(job.id), it->second));
+                                            alloc::echo_token(job.id), it->second));
     }
     absl::StatusOr<double> tcup = parse_non_negative(at(1).text, where(1));
     if (!tcup.ok()) return tcup.status();
@@ -281,10 +283,10 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
     for (std::size_t i = 0; i < ns->size(); ++i) {
       const std::string name = fmt::format("Ns[{}]", i);
       const double n = (*ns)[i];
-      if (n < 0 || n != std::floor(n) || n > kMaxNodes) {
+      if (n < 0 || n != std::floor(n) || n > alloc::kMaxNodes) {
         return error_at(
             Where{path, ln, at(7).column, name},
-            fmt::format("must be a whole number of nodes in [0, {}], got {}", kMaxNodes, n));
+            fmt::format("must be a whole number of nodes in [0, {}], got {}", alloc::kMaxNodes, n));
       }
       counts.push_back(static_cast<int>(n));
       if (i > 0 && counts[i] <= counts[i - 1]) {
@@ -293,9 +295,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
             fmt::format("node counts must increase ({} then {})", counts[i - 1], counts[i]));
       }
     }
-    absl::StatusOr<PiecewiseLinear> ps = parse_table(counts, at(8), where(8));
+    absl::StatusOr<alloc::PiecewiseLinear> ps = parse_table(counts, at(8), where(8));
     if (!ps.ok()) return ps.status();
-    absl::StatusOr<PiecewiseLinear> os = parse_table(counts, at(9), where(9));
+    absl::StatusOr<alloc::PiecewiseLinear> os = parse_table(counts, at(9), where(9));
     if (!os.ok()) return os.status();
 
     job.grow_stall_s = *tcup;
@@ -311,4 +313,4 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
   return jobs;
 }
 
-}  // namespace elastic::alloc
+}  // namespace elastic::traces

@@ -3,12 +3,8 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <vector>
 
-#include "absl/status/statusor.h"
-
-namespace elastic::replay {
+namespace elastic::traces {
 
 // Idle intervals in a trace made by tile_trace (32 bytes each): the 2-day Summit slice tiled to
 // 15 days has about 240,000.
@@ -18,7 +14,4 @@ struct ReadOptions {
   bool lenient = false;  // skip malformed lines (counted) instead of failing on the first one
 };
 
-// All lines of a plain or gzip-compressed text file, without line terminators.
-absl::StatusOr<std::vector<std::string>> read_lines(const std::string& path);
-
-}  // namespace elastic::replay
+}  // namespace elastic::traces

@@ -1,4 +1,4 @@
-#include "elastic/allocator/gz_line_reader.h"
+#include "elastic/traces/gz_line_reader.h"
 
 #include <zlib.h>
 
@@ -10,7 +10,7 @@
 #include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 
-namespace elastic::alloc {
+namespace elastic::traces {
 
 void GzLineReader::Closer::operator()(gzFile_s* file) const noexcept {
   if (file != nullptr) gzclose(file);
@@ -29,8 +29,8 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
   // Refused as soon as it is known, before the rest of the line costs memory.
   auto too_long = [&] {
     line.clear();
-    return absl::InvalidArgumentError(
-        fmt::format("{}:{}: line longer than {} bytes", path_, line_number_ + 1, kMaxLineBytes));
+    return absl::InvalidArgumentError(fmt::format("{}:{}: line longer than {} bytes", path_,
+                                                  line_number_ + 1, alloc::kMaxLineBytes));
   };
   std::array<char, 4096> buffer{};
   bool got_any = false;
@@ -40,8 +40,11 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
       int code = Z_OK;
       const char* message = gzerror(file_.get(), &code);
       if (code != Z_OK && code != Z_STREAM_END) {
-        return absl::DataLossError(fmt::format("{}:{}: cannot read: {}", path_, line_number_ + 1,
-                                               message ? message : "zlib error"));
+        // A damaged or truncated stream is bad input; an I/O error is a failure of the run.
+        const std::string what = fmt::format("{}:{}: cannot read: {}", path_, line_number_ + 1,
+                                             message ? message : "zlib error");
+        const bool damaged = code == Z_DATA_ERROR || code == Z_BUF_ERROR;
+        return damaged ? absl::InvalidArgumentError(what) : absl::DataLossError(what);
       }
       break;  // end of file
     }
@@ -49,14 +52,14 @@ absl::StatusOr<bool> GzLineReader::next(std::string& line) {
     const std::size_t n = std::strlen(buffer.data());
     line.append(buffer.data(), n);
     if (n > 0 && buffer[n - 1] == '\n') break;
-    if (line.size() > kMaxLineBytes + 1) return too_long();  // (+1: a '\r' may follow)
+    if (line.size() > alloc::kMaxLineBytes + 1) return too_long();  // (+1: a '\r' may follow)
   }
   if (!got_any) return false;
   if (!line.empty() && line.back() == '\n') line.pop_back();
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line.size() > kMaxLineBytes) return too_long();
+  if (line.size() > alloc::kMaxLineBytes) return too_long();
   ++line_number_;
   return true;
 }
 
-}  // namespace elastic::alloc
+}  // namespace elastic::traces

@@ -1,6 +1,6 @@
 // The BFTrainer workload loader on the real files in ../shared/data/workloads, and on corrupted
 // copies written to a temp directory (errors must name file, line and column).
-#include "elastic/allocator/workload_csv.h"
+#include "elastic/traces/workload_csv.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -13,10 +13,10 @@
 #include <set>
 #include <string>
 
-#include "elastic/allocator/gz_line_reader.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/traces/gz_line_reader.h"
 
-namespace elastic::alloc {
+namespace elastic::traces {
 namespace {
 
 namespace fs = std::filesystem;
@@ -210,7 +210,8 @@ TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
       << jobs.status().message();
 
   std::string rows;
-  for (std::size_t i = 0; i <= kMaxTableRows; ++i) rows += (i ? ", " : "") + std::to_string(i);
+  for (std::size_t i = 0; i <= alloc::kMaxTableRows; ++i)
+    rows += (i ? ", " : "") + std::to_string(i);
   const std::string table =
       write("table.csv",
             kHeader + "J1,18,12,1,4,1e8,2021-02-10 20:21:15,\"[" + rows + "]\",\"[0]\",\"[0]\"\n");
@@ -219,7 +220,8 @@ TEST_F(TempDir, CountsTablesAndLinesBeyondTheLimitsAreRefused) {
   EXPECT_NE(jobs.status().message().find("Ns: more than 10000 values"), std::string::npos)
       << jobs.status().message().substr(0, 300);
 
-  const std::string line = write("line.csv", kHeader + std::string(kMaxLineBytes + 2, 'x') + "\n");
+  const std::string line =
+      write("line.csv", kHeader + std::string(alloc::kMaxLineBytes + 2, 'x') + "\n");
   jobs = load_workload_csv(line);
   ASSERT_FALSE(jobs.ok());
   EXPECT_EQ(jobs.status().message(), line + ":2: line longer than 1048576 bytes");
@@ -252,4 +254,4 @@ TEST(WorkloadCsv, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace elastic::alloc
+}  // namespace elastic::traces

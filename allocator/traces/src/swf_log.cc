@@ -1,4 +1,4 @@
-#include "elastic/replay/swf_log.h"
+#include "elastic/traces/swf_log.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,15 +10,30 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/traces/read_lines.h"
 
-namespace elastic::replay {
+namespace elastic::traces {
 namespace {
 
 constexpr std::size_t kFields = 18;
-constexpr const char* kFieldNames[kFields] = {
-    "job id", "submit time", "wait time", "run time", "allocated processors", "average cpu time",
-    "used memory", "requested processors", "requested time", "requested memory", "status",
-    "user id", "group id", "executable", "queue", "partition", "preceding job", "think time"};
+constexpr const char* kFieldNames[kFields] = {"job id",
+                                              "submit time",
+                                              "wait time",
+                                              "run time",
+                                              "allocated processors",
+                                              "average cpu time",
+                                              "used memory",
+                                              "requested processors",
+                                              "requested time",
+                                              "requested memory",
+                                              "status",
+                                              "user id",
+                                              "group id",
+                                              "executable",
+                                              "queue",
+                                              "partition",
+                                              "preceding job",
+                                              "think time"};
 
 // "; Key: 338 (batch partition)" -> 338. Returns false when the value does not start with a number.
 bool header_number(absl::string_view value, double& out) {
@@ -72,13 +87,13 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
       continue;
     }
     have_jobs = true;
-    std::vector<absl::string_view> f = absl::StrSplit(line, absl::ByAnyChar(" \t"),
-                                                     absl::SkipEmpty());
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     absl::Status bad;
     double v[kFields] = {};
     if (f.size() != kFields) {
-      bad = absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": expected ", kFields,
-                                                    " fields, found ", f.size()));
+      bad = absl::InvalidArgumentError(
+          absl::StrCat(file, ":", line_no, ": expected ", kFields, " fields, found ", f.size()));
     } else {
       for (std::size_t k = 0; k < kFields && bad.ok(); ++k) {
         if (!absl::SimpleAtod(f[k], &v[k]) || !std::isfinite(v[k])) {
@@ -88,8 +103,8 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
         }
       }
       if (bad.ok() && v[1] < 0) {
-        bad = absl::InvalidArgumentError(absl::StrCat(file, ":", line_no,
-                                                      ": field 2 (submit time): unknown (-1)"));
+        bad = absl::InvalidArgumentError(
+            absl::StrCat(file, ":", line_no, ": field 2 (submit time): unknown (-1)"));
       }
     }
     if (!bad.ok()) {
@@ -110,7 +125,8 @@ absl::StatusOr<SwfLog> parse_swf(absl::string_view file, const std::vector<std::
     log.jobs.push_back(job);
   }
   if (log.max_nodes <= 0) log.max_nodes = static_cast<int>(max_procs);
-  if (log.jobs.empty()) return absl::InvalidArgumentError(absl::StrCat(file, ": empty log: no jobs"));
+  if (log.jobs.empty())
+    return absl::InvalidArgumentError(absl::StrCat(file, ": empty log: no jobs"));
   return log;
 }
 
@@ -120,4 +136,4 @@ absl::StatusOr<SwfLog> load_swf(const std::string& path, const ReadOptions& opti
   return parse_swf(path, *lines, options);
 }
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces

@@ -1,10 +1,11 @@
-#include "elastic/allocator/gz_line_reader.h"
-#include "elastic/replay/input_options.h"
+#include "elastic/traces/read_lines.h"
 
-namespace elastic::replay {
+#include "elastic/traces/gz_line_reader.h"
+
+namespace elastic::traces {
 
 absl::StatusOr<std::vector<std::string>> read_lines(const std::string& path) {
-  absl::StatusOr<alloc::GzLineReader> reader = alloc::GzLineReader::open(path);
+  absl::StatusOr<GzLineReader> reader = GzLineReader::open(path);
   if (!reader.ok()) return reader.status();
   std::vector<std::string> lines;
   std::string line;
@@ -17,4 +18,4 @@ absl::StatusOr<std::vector<std::string>> read_lines(const std::string& path) {
   return lines;
 }
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces

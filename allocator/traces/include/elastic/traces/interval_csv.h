@@ -4,14 +4,14 @@
 #pragma once
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "elastic/replay/hole_trace.h"
-#include "elastic/replay/input_options.h"
+#include "absl/strings/string_view.h"
+#include "elastic/traces/hole_trace.h"
+#include "elastic/traces/input_options.h"
 
-namespace elastic::replay {
+namespace elastic::traces {
 
 // `file` names the input in errors ("f.csv:12: column idle_end_unix: ..."). The header must name
 // node, idle_start_unix and idle_end_unix; duration_s and censored are optional; other columns are
@@ -22,4 +22,4 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
 
 absl::StatusOr<HoleTrace> load_interval_csv(const std::string& path, const ReadOptions& options);
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces

@@ -1,4 +1,4 @@
-#include "elastic/replay/interval_csv.h"
+#include "elastic/traces/interval_csv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
+#include "elastic/traces/read_lines.h"
 
-namespace elastic::replay {
+namespace elastic::traces {
 namespace {
 
 constexpr int kMissing = -1;
@@ -88,8 +89,8 @@ absl::StatusOr<HoleTrace> parse_interval_csv(absl::string_view file,
       }
     };
     if (f.size() != cols->count) {
-      bad = absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": expected ",
-                                                    cols->count, " fields, found ", f.size()));
+      bad = absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": expected ", cols->count,
+                                                    " fields, found ", f.size()));
     } else {
       node = std::string(absl::StripAsciiWhitespace(f[cols->node]));
       if (node.empty()) bad = fail("node", "empty node name");
@@ -151,4 +152,4 @@ absl::StatusOr<HoleTrace> load_interval_csv(const std::string& path, const ReadO
   return parse_interval_csv(path, *lines, options);
 }
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces

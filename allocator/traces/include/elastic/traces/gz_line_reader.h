@@ -11,7 +11,7 @@
 
 struct gzFile_s;  // zlib's handle; zlib.h stays out of our headers
 
-namespace elastic::alloc {
+namespace elastic::traces {
 
 class GzLineReader {
  public:
@@ -26,7 +26,7 @@ class GzLineReader {
 
   // Reads the next line into `line` without its "\n" or "\r\n". Returns false at the end of the
   // file. A corrupt or truncated gzip stream is an error naming path:line, and so is a line longer
-  // than kMaxLineBytes (input_limits.h; InvalidArgument).
+  // than alloc::kMaxLineBytes (input_limits.h): InvalidArgument; a failed read (I/O) is DataLoss.
   absl::StatusOr<bool> next(std::string& line);
 
   // 1-based number of the line last returned by next() (0 before the first).
@@ -44,4 +44,4 @@ class GzLineReader {
   std::size_t line_number_ = 0;
 };
 
-}  // namespace elastic::alloc
+}  // namespace elastic::traces

@@ -1,11 +1,11 @@
-#include "elastic/replay/hole_trace.h"
+#include "elastic/traces/hole_trace.h"
 
 #include <algorithm>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 
-namespace elastic::replay {
+namespace elastic::traces {
 
 std::vector<NodeBatch> node_batches(const HoleTrace& trace) {
   // An ordered map keeps batches sorted without a separate sort of ~10^5 events.
@@ -96,4 +96,4 @@ double hole_node_seconds(const HoleTrace& trace) {
   return sum;
 }
 
-}  // namespace elastic::replay
+}  // namespace elastic::traces
