@@ -1,0 +1,99 @@
+#!/bin/bash
+# Usage: feed.sh CASE ELASTIC. `elastic feed slurm` against the box's real Slurm (lib.sh):
+#   preempt    holders fill every node and the hostfile lists exactly them; a main-queue job
+#              preempts two holders, whose nodes leave the hostfile and whose holders exit on
+#              release (not KillWait's SIGKILL); holders come back when the main job ends
+#   main_wait  a 2-node main job's start delay, 10 times on an empty box and 10 times with holders
+#              on every node, in the same run (printed: the medians; asserted: every holder left
+#              on release and every main job started)
+#   bad_input  no such partition (exit 2, named), sbatch refused (drained partition: the feed
+#              says so and keeps going), slurmctld down (the last good hostfile kept)
+set -u
+CASE=$1 ELASTIC=$2
+. "$(dirname "$0")/lib.sh"
+
+now() { date +%s.%N; }
+# released_count: holders that exited because the feed released their node.
+released_count() { cat "$HOLDERS"/*.out 2>/dev/null | grep -c 'released after'; }
+# main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit (s).
+main_delay() {
+  local f=$T/main.$RANDOM t0
+  t0=$(now)
+  submit_main "$1" "$f" 0 || fail "sbatch main"
+  wait_for 30 "[ -s $f ]" || fail "main job did not start"
+  wait_for 30 "[ -z \"\$(slurm squeue -h -p main)\" ]" || fail "main job did not end"
+  echo "$(cat "$f") - $t0" | bc
+}
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+case_preempt() {
+  start_feed
+  wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
+  echo "filled: $(hostfile_nodes | tr '\n' ' ')"
+  submit_main 2 "$T/main.start" 20 || fail "sbatch main"
+  wait_for 30 "[ -s $T/main.start ]" || fail "main job did not start"
+  local ran left
+  ran=$(slurm squeue -h -p main -o %N)
+  echo "main job runs on $ran"
+  # Its nodes left the hostfile (on notice) and their holders exited on release.
+  wait_for 5 "[ \"\$(released_count)\" = 2 ]" || fail "holders released: $(released_count), expected 2"
+  left=$(hostfile_nodes | tr '\n' ' ')
+  for n in $(slurm scontrol show hostnames "$ran"); do
+    grep -qx "$n" <(hostfile_nodes) && fail "$n runs the main job and is still in the hostfile"
+    grep -q 'released after' "$HOLDERS/$n.out" || fail "$n's holder did not leave on release"
+  done
+  echo "hostfile during the main job: $left"
+  grep -h 'released after' "$HOLDERS"/*.out
+  # Holders come back once the main job ends.
+  slurm scancel -p main -u "$(id -un)"
+  wait_filled 30 || fail "holders did not come back after the main job"
+  echo "refilled: $(hostfile_nodes | tr '\n' ' ')"
+}
+
+case_main_wait() {
+  local empty=() full=() i
+  for i in $(seq 10); do empty+=("$(main_delay 2)"); done
+  start_feed
+  for i in $(seq 10); do
+    wait_filled 30 || fail "holders did not refill before run $i"
+    full+=("$(main_delay 2)")
+  done
+  [ "$(released_count)" -ge 10 ] || fail "only $(released_count) holders left on release"
+  ! grep -h 'not released' "$HOLDERS"/*.out || fail "a holder waited out its limit"
+  echo "main job start delay, empty box (s): ${empty[*]}"
+  echo "main job start delay, holders on every node (s): ${full[*]}"
+  echo "median empty $(printf '%s\n' "${empty[@]}" | median) s, with holders $(printf '%s\n' "${full[@]}" | median) s"
+}
+
+case_bad_input() {
+  local out rc
+  out=$("$BOX" exec h0 /usr/bin/env SLURM_CONF="$("$BOX" slurm-conf)" "$ELASTIC" --state-dir "$S" \
+    feed slurm --hostfile "$H" --partition nosuch 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "no such partition: exit $rc, expected 2 ($out)"
+  echo "$out" | grep -q "partition 'nosuch'" || fail "no such partition: '$out'"
+  echo "no such partition: $out"
+  # sbatch refused: the partition is drained. The feed says so, writes no node, and fills the
+  # box once the partition is up again.
+  slurm scontrol update PartitionName=scavenger State=DRAIN || fail "drain scavenger"
+  start_feed
+  wait_for 10 "grep -qs 'refused' $T/feed.log" || fail "a refused sbatch was not reported"
+  grep -m1 refused "$T/feed.log"
+  [ -z "$(hostfile_nodes)" ] || fail "hostfile lists nodes without holders: $(hostfile_nodes)"
+  kill -0 "$FEED_PID" || fail "the feed exited after a refused sbatch"
+  slurm scontrol update PartitionName=scavenger State=UP || fail "resume scavenger"
+  wait_filled || fail "holders did not fill the box after the partition came back"
+  # slurmctld down: squeue fails, the feed says so and keeps the last good hostfile.
+  local before
+  before=$(cat "$H")
+  kill -KILL "$(cat /run/"${ELASTIC_BOX_PREFIX:-elbox}"/slurm/pid/slurmctld.pid)"
+  # (Slurm's clients retry the controller for about MessageTimeout, 10 s, before they fail.)
+  wait_for 30 "grep -qs 'keeping the hostfile' $T/feed.log" || fail "slurmctld down not reported"
+  grep -m1 'keeping the hostfile' "$T/feed.log"
+  sleep 2
+  [ "$(cat "$H")" = "$before" ] || fail "hostfile changed while slurmctld was down: $(cat "$H")"
+  kill -0 "$FEED_PID" || fail "the feed exited while slurmctld was down"
+}
+
+"case_$CASE"
+echo PASS
