@@ -1,20 +1,26 @@
 #!/bin/bash
-# Usage: feed.sh CASE ELASTIC. `elastic feed slurm` against the box's real Slurm (lib.sh):
+# Usage: feed.sh CASE ELASTIC [MPIRUN ELASTICD TRAINER]. `elastic feed slurm` against the box's
+# real Slurm (lib.sh):
 #   preempt    holders fill every node and the hostfile lists exactly them; a main-queue job
 #              preempts two holders, whose nodes leave the hostfile and whose holders exit on
 #              release (not KillWait's SIGKILL); holders come back when the main job ends
 #   main_wait  a 2-node main job's start delay, 10 times on an empty box and 10 times with holders
 #              on every node, in the same run (printed: the medians; asserted: every holder left
 #              on release and every main job started)
+#   shrink     elasticd runs a test_trainer job on the held nodes; 10 times a 1-node main job
+#              preempts a holder: the job shrinks off that node on notice (node_released, no ULFM
+#              repair), the holder leaves on release, and after the main job the holder comes back
+#              and the job grows again; the job finishes with a correct allreduce at every step
 #   bad_input  no such partition (exit 2, named), sbatch refused (drained partition: the feed
 #              says so and keeps going), slurmctld down (the last good hostfile kept)
 set -u
-CASE=$1 ELASTIC=$2
+CASE=$1 ELASTIC=$2 MPIRUN=${3:-} ELASTICD=${4:-} TRAINER=${5:-}
 . "$(dirname "$0")/lib.sh"
 
 now() { date +%s.%N; }
 # released_count: holders that exited because the feed released their node.
 released_count() { cat "$HOLDERS"/*.out 2>/dev/null | grep -c 'released after'; }
+out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
 # main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit (s).
 main_delay() {
   local f=$T/main.$RANDOM t0
@@ -63,6 +69,47 @@ case_main_wait() {
   echo "main job start delay, empty box (s): ${empty[*]}"
   echo "main job start delay, holders on every node (s): ${full[*]}"
   echo "median empty $(printf '%s\n' "${empty[@]}" | median) s, with holders $(printf '%s\n' "${full[@]}" | median) s"
+}
+
+case_shrink() {
+  local cycles=${CYCLES:-10} i t0 node delays=() empty=() released
+  for i in $(seq "$cycles"); do empty+=("$(main_delay 1)"); done
+  start_feed
+  wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
+  # Plans 0.1 s after a notice, not the default 0.5 s: measured, the default put the main job
+  # +1.4 s (median of 10) behind its start on an empty box, 0.1 s put it +0.7 s.
+  start_daemon --debounce-s "${DEBOUNCE_S:-0.1}"
+  STEP_US=10000 SUBMIT_TOML=$(linear_scaling 4) submit e 10000000 1 4 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not reach 4 ranks"
+  for i in $(seq "$cycles"); do
+    [ "$(job_state e)" = running ] || fail "job no longer running at preemption $i"
+    rm -f "$T/main.start"
+    t0=$(now)
+    submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+    wait_for 30 "[ -s $T/main.start ]" || fail "main job $i did not start"
+    delays+=("$(echo "$(cat "$T/main.start") - $t0" | bc)")
+    node=$(slurm squeue -h -p main -o %N)
+    released=$(count_events node_released "\"$node\"")
+    [ "$released" -ge 1 ] || fail "main job $i started on $node before elasticd released it"
+    echo "preemption $i: main job on $node after ${delays[-1]} s; job ranks $(job_ranks e)"
+    wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "main job $i did not end"
+    wait_filled 30 || fail "holders did not come back after main job $i"
+    wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not grow back after preemption $i"
+  done
+  touch "$T/stop"
+  wait_for 60 '[ "$(job_state e)" = finished ]' || fail "job did not finish: $(job_state e)"
+  out e | grep -q WRONG && fail "wrong allreduce"
+  released=$(grep -h 'released after' "$HOLDERS"/*.out | wc -l)
+  echo "holders that left on release: $released of $cycles"
+  echo "1-node main job start delay, empty box (s): ${empty[*]}"
+  echo "1-node main job start delay, elastic job on every node (s): ${delays[*]}"
+  echo "median empty $(printf '%s\n' "${empty[@]}" | median) s, with the elastic job $(printf '%s\n' "${delays[@]}" | median) s"
+  grep -h 'not released' "$HOLDERS"/*.out
+  echo "ULFM repairs: $(out e | grep -c '^recovered'); node_lost events: $(count_events node_lost)"
+  [ "$(out e | grep -c '^recovered')" = 0 ] && [ "$(count_events node_lost)" = 0 ] ||
+    fail "a preemption was handled as a failure"
+  [ "$released" -ge $((cycles - 1)) ] || fail "only $released of $cycles holders left on release"
+  ranks_on_their_hosts || fail "ranks not on their hosts"
 }
 
 case_bad_input() {
