@@ -9,7 +9,8 @@
 #              on release and every main job started)
 #   shrink     elasticd runs a test_trainer job on the held nodes; 10 times a 1-node main job
 #              preempts a holder: the job shrinks off that node on notice (node_released, no ULFM
-#              repair), the holder leaves on release, and after the main job the holder comes back
+#              repair, no rank of ours left in the host's process table when the main job starts),
+#              the holder leaves on release, and after the main job the holder comes back
 #              and the job grows again; the job finishes with a correct allreduce at every step
 #   bad_input  no such partition (exit 2, named), sbatch refused (drained partition: the feed
 #              says so and keeps going), slurmctld down (the last good hostfile kept)
@@ -50,10 +51,16 @@ case_preempt() {
   done
   echo "hostfile during the main job: $left"
   grep -h 'released after' "$HOLDERS"/*.out
-  # Holders come back once the main job ends.
+  # Holders come back once the main job ends; how long the hostfile lags behind squeue.
   slurm scancel -p main -u "$(id -un)"
+  local end=$((SECONDS + 30)) in_squeue= in_hostfile=
+  while ((SECONDS < end)) && [ -z "$in_hostfile" ]; do
+    [ -z "$in_squeue" ] && [ "$(held_nodes | wc -l)" = "$BOX_HOSTS" ] && in_squeue=$(now)
+    [ -n "$in_squeue" ] && [ "$(hostfile_nodes | wc -l)" = "$BOX_HOSTS" ] && in_hostfile=$(now)
+    sleep 0.05
+  done
   wait_filled 30 || fail "holders did not come back after the main job"
-  echo "refilled: $(hostfile_nodes | tr '\n' ' ')"
+  echo "refilled: $(hostfile_nodes | tr '\n' ' '); hostfile followed squeue after $(echo "$in_hostfile - $in_squeue" | bc) s"
 }
 
 case_main_wait() {
@@ -91,6 +98,8 @@ case_shrink() {
     node=$(slurm squeue -h -p main -o %N)
     released=$(count_events node_released "\"$node\"")
     [ "$released" -ge 1 ] || fail "main job $i started on $node before elasticd released it"
+    # Nothing of ours is left beside the main job (the host's process table).
+    [ -z "$(rank_pids "$node")" ] || fail "ranks of ours on $node beside main job $i: $(rank_pids "$node")"
     echo "preemption $i: main job on $node after ${delays[-1]} s; job ranks $(job_ranks e)"
     wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "main job $i did not end"
     wait_filled 30 || fail "holders did not come back after main job $i"
