@@ -66,12 +66,14 @@ class SlurmFeed {
 
   // squeue + sinfo + submissions. InvalidArgument only for a partition that does not exist.
   absl::Status poll_scheduler() {
-    absl::StatusOr<std::string> parts =
-        run_capture(fmt::format("sinfo -h -o %P -p {}", shell_quote(o_.partition)));
-    if (!parts.ok()) return keep(parts.status());
-    if (trim(*parts).empty()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--partition: Slurm has no partition '{}' (sinfo -p lists nothing)", o_.partition));
+    if (!seen_) {  // once: each later poll costs slurmctld two RPCs (squeue, sinfo)
+      absl::StatusOr<std::string> parts =
+          run_capture(fmt::format("sinfo -h -o %P -p {}", shell_quote(o_.partition)));
+      if (!parts.ok()) return keep(parts.status());
+      if (trim(*parts).empty()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "--partition: Slurm has no partition '{}' (sinfo -p lists nothing)", o_.partition));
+      }
     }
     const std::string squeue = fmt::format("squeue -h -u {} -p {} -o \"{}\"", shell_quote(user_),
                                            shell_quote(o_.partition), kHolderSqueueFormat);

@@ -30,7 +30,7 @@ struct SlurmFeedOptions {
   double every_s = 1;                 // squeue/sinfo period; leaving files are read every 0.1 s
 };
 
-// InvalidArgument when the partition does not exist (checked whenever sinfo answers). squeue,
+// InvalidArgument when the partition does not exist (checked when Slurm first answers). squeue,
 // sinfo or sbatch failing (slurmctld down, a refused submission) is reported on stderr and the
 // last good hostfile is kept.
 absl::Status run_slurm_feed(const SlurmFeedOptions& o, const std::atomic<bool>& stop);
