@@ -114,7 +114,8 @@ class SlurmFeed {
       const auto r = released.find(node);
       if (r != released.end() && r->second == job) continue;
       if (!vacated(o_.status_path, node, written_at_)) continue;
-      if (absl::Status s = write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0644);
+      if (absl::Status s =
+              write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0644);
           !s.ok()) {
         warn(std::string(s.message()));
       }
@@ -146,13 +147,14 @@ class SlurmFeed {
   void submit() {
     const Clock::time_point now = Clock::now();
     const double burst = std::max(1.0, o_.submit_per_s);
-    tokens_ = std::min(burst, tokens_ + o_.submit_per_s *
-                                            std::chrono::duration<double>(now - refilled_).count());
+    tokens_ = std::min(
+        burst, tokens_ + o_.submit_per_s * std::chrono::duration<double>(now - refilled_).count());
     refilled_ = now;
     for (const std::string& node : plan_holders(input(static_cast<int>(tokens_))).submit) {
       tokens_ -= 1;
       const std::string cmd = fmt::format(
-          "sbatch --parsable -Q -p {} -N1 -w {} -J {} -o {} --open-mode=append --no-requeue --wrap {}",
+          "sbatch --parsable -Q -p {} -N1 -w {} -J {} -o {} --open-mode=append --no-requeue --wrap "
+          "{}",
           shell_quote(o_.partition), shell_quote(node),
           shell_quote(std::string(kHolderJobPrefix) + node),
           shell_quote((o_.holder_dir / (node + ".out")).string()),

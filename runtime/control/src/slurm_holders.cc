@@ -19,8 +19,8 @@ absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text
     const std::vector<std::string_view> f = split(line, " \t\r", true);
     if (f.empty()) continue;
     const auto bad = [&](std::string_view what, std::string_view token) {
-      return absl::InvalidArgumentError(fmt::format("{}:{}: {} '{}'", source, line_no, what,
-                                                    elastic::alloc::echo_token(token)));
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: {} '{}'", source, line_no, what, elastic::alloc::echo_token(token)));
     };
     if (f.size() != 4) {
       return bad(fmt::format("expected '{}' (4 fields), got", kHolderSqueueFormat), line);
@@ -54,7 +54,8 @@ HolderPlan plan_holders(const HolderInput& in) {
   std::sort(plan.granted.begin(), plan.granted.end(),
             [](const HostEntry& a, const HostEntry& b) { return a.name < b.name; });
   int room = in.submit_budget;
-  if (in.max_holders > 0) room = std::min(room, in.max_holders - static_cast<int>(has_holder.size()));
+  if (in.max_holders > 0)
+    room = std::min(room, in.max_holders - static_cast<int>(has_holder.size()));
   std::vector<std::string> idle = in.idle;
   std::sort(idle.begin(), idle.end());
   for (const std::string& node : idle) {

@@ -195,8 +195,9 @@ int cmd_feed_slurm(const fs::path& state_dir, SlurmFeedOptions o) {
   o.status_path = dir->status_path();
   if (o.holder_dir.empty()) o.holder_dir = dir->root() / "slurm-holders";
   if (o.holder_command.empty()) {
-    o.holder_command = fmt::format("{} --dir {}", shell_quote((exe_dir() / "elastic-holder").string()),
-                                   shell_quote(o.holder_dir.string()));
+    o.holder_command =
+        fmt::format("{} --dir {}", shell_quote((exe_dir() / "elastic-holder").string()),
+                    shell_quote(o.holder_dir.string()));
   }
   std::signal(SIGTERM, [](int) { g_stop = true; });
   std::signal(SIGINT, [](int) { g_stop = true; });

@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const fs::path released = dir / (node + ".released");
-  const auto deadline = got + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(max_wait_s));
+  const auto deadline =
+      got + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_wait_s));
   while (Clock::now() < deadline) {
     absl::StatusOr<std::string> r = elastic::rt::read_file(released);
     if (r.ok() && trimmed(*r) == job) {

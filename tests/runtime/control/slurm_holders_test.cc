@@ -30,8 +30,8 @@ TEST(SlurmHolders, ParsesOnlyHolderJobs) {
 }
 
 TEST(SlurmHolders, BadLinesNameSourceAndLine) {
-  const auto fields = holders_from_squeue("1 elastic-hold:h1 RUNNING 1\n2 elastic-hold:h2 RUNNING\n",
-                                          "squeue");
+  const auto fields =
+      holders_from_squeue("1 elastic-hold:h1 RUNNING 1\n2 elastic-hold:h2 RUNNING\n", "squeue");
   ASSERT_FALSE(fields.ok());
   EXPECT_EQ(fields.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(fields.status().message()).find("squeue:2:"), std::string::npos)
@@ -43,8 +43,11 @@ TEST(SlurmHolders, BadLinesNameSourceAndLine) {
 
 TEST(SlurmHolders, GrantedAreRunningHoldersNotLeaving) {
   HolderInput in;
-  in.holders = {{"3", "h3", "RUNNING", 4}, {"1", "h1", "RUNNING", 4}, {"2", "h2", "PENDING", 4},
-                {"4", "h4", "RUNNING", 4}, {"5", "h5", "COMPLETING", 4}};
+  in.holders = {{"3", "h3", "RUNNING", 4},
+                {"1", "h1", "RUNNING", 4},
+                {"2", "h2", "PENDING", 4},
+                {"4", "h4", "RUNNING", 4},
+                {"5", "h5", "COMPLETING", 4}};
   in.leaving = {{"h4", "4"}, {"h3", "old"}};  // h3's marker is from an earlier holder
   const HolderPlan p = plan_holders(in);
   EXPECT_EQ(names(p.granted), (std::vector<std::string>{"h1", "h3"}));

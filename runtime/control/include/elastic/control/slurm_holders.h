@@ -35,16 +35,16 @@ absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text
 
 struct HolderInput {
   std::vector<HolderJob> holders;
-  std::vector<std::string> idle;                 // idle in the partition (sinfo), no job on them
-  std::map<std::string, std::string> leaving;    // node -> the holder job that got SIGTERM
-  int max_holders = 0;                           // 0 = no cap
-  int submit_budget = 0;                         // submissions allowed now (rate limit)
-  int slots = 0;                                 // > 0 replaces the holder's CPU count
+  std::vector<std::string> idle;               // idle in the partition (sinfo), no job on them
+  std::map<std::string, std::string> leaving;  // node -> the holder job that got SIGTERM
+  int max_holders = 0;                         // 0 = no cap
+  int submit_budget = 0;                       // submissions allowed now (rate limit)
+  int slots = 0;                               // > 0 replaces the holder's CPU count
 };
 
 struct HolderPlan {
-  std::vector<HostEntry> granted;     // running holders not leaving: the hostfile, sorted by name
-  std::vector<std::string> submit;    // idle nodes to submit a holder for, in name order
+  std::vector<HostEntry> granted;   // running holders not leaving: the hostfile, sorted by name
+  std::vector<std::string> submit;  // idle nodes to submit a holder for, in name order
 };
 
 // Holders that are pending, running or completing count against the cap and keep their node from
