@@ -20,6 +20,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LOG=${REPLAY_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}
 START=${REPLAY_START:-2592000} MINUTES=${REPLAY_MINUTES:-30} SPEED=${REPLAY_SPEED:-48}
 [ -r "$LOG" ] || { echo "slurm_replay: cannot read REPLAY_LOG '$LOG'"; exit 2; }
+KEEP=${KEEP:-1}  # lib.sh keeps the run's dir (state, events, holders' output) for inspection
 . "$ROOT/tests/runtime/slurm/lib.sh"
 
 # "offset_s nodes run_s limit_min" per job in the window, wall seconds from the window's start.
@@ -109,5 +110,5 @@ touch "$T/stop"
 wait_for 120 '[ "$(job_state e1)" = finished ] && [ "$(job_state e2)" = finished ]' || echo "elastic jobs did not finish"
 summary slurm_only
 summary with_libelastic
-python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples\" for j in d['jobs']))"
+python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples {j['reason']}\" for j in d['jobs']))"
 echo "holders that left on release: $(cat "$HOLDERS"/*.out | grep -c 'released after'), not released in time: $(cat "$HOLDERS"/*.out | grep -c 'not released')"
