@@ -7,11 +7,14 @@
 #   box.sh exec HOST CMD run CMD on HOST (its hostname, network, /etc/hosts, /tmp, /dev/shm)
 #   box.sh kill HOST     SIGKILL every process on HOST (its PRRTE daemon included): a node loss
 #   box.sh kill-all      the same on every host (what a test leaves behind), keeping the box up
+#                        and its Slurm daemons, if any
 #   box.sh pids HOST     the pids of the processes on HOST
 #   box.sh agent HOST CMD...   PRRTE's launch agent (plm_ssh_agent): runs CMD on HOST as ssh would
 #   box.sh mpirun-args   the mpirun options that make PRRTE use the box (one per line)
 #   box.sh hosts         the hosts of the box, one per line (h0 first)
 #   box.sh check         exit 0 if this machine can build a box, else print why and exit 77
+#   box.sh slurm-up | slurm-down | slurm CMD... | slurm-conf
+#                        a real Slurm on the box's hosts (scripts/box_slurm.sh says how)
 #
 # Each host is a network namespace (ELASTIC_BOX_PREFIX-hK, default elbox-hK) with a veth into a
 # bridge that lives in a namespace of its own, so nothing is added to the machine's own network:
@@ -28,6 +31,8 @@ NET=${ELASTIC_BOX_NET:-10.213.47}
 RUN=/run/$PREFIX
 SELF=$(readlink -f "$0")
 REPO=$(cd "$(dirname "$SELF")/.." && pwd)
+
+. "$(dirname "$SELF")/box_slurm.sh"
 
 die() { printf 'box: %s\n' "$*" >&2; exit "${2:-1}"; }
 ns() { printf '%s-%s' "$PREFIX" "$1"; }
@@ -111,13 +116,13 @@ up() {
   echo "box: up with hosts h0..h$n on $NET.0/24" >&2
 }
 
-kill_host() {
+kill_host() {  # kill_host HOST [PIDS TO SPARE]
   local k pids
   k=$(host_index "$1") || die "unknown host '$1'"
   ip netns list | grep -qw "$(ns "h$k")" || return 0
   # Repeat: a dying process may still fork (prted reaping, an agent starting a daemon).
   for _ in 1 2 3 4 5; do
-    pids=$(ip netns pids "$(ns "h$k")" 2>/dev/null || true)
+    pids=$(ip netns pids "$(ns "h$k")" 2>/dev/null | grep -vxF -e "${2:-}" -e '' || true)
     [ -z "$pids" ] && return 0
     kill -KILL $pids 2>/dev/null || true
     sleep 0.1
@@ -127,6 +132,7 @@ kill_host() {
 down() {
   local k n
   n=$(size)
+  slurm_down
   for k in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PREFIX-h[0-9]+$" | sed "s/^$PREFIX-//"); do
     kill_host "$k"
     ip netns del "$(ns "$k")" 2>/dev/null || true
@@ -163,13 +169,17 @@ case $cmd in
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: box.sh exec HOST CMD..." 2; in_host "$@" ;;
   kill) [ $# -eq 1 ] || die "usage: box.sh kill HOST" 2; kill_host "$1" ;;
-  kill-all) for ((k = 0; k <= $(size); k++)); do kill_host "h$k"; done ;;
+  kill-all) spare=$(slurm_daemons); for ((k = 0; k <= $(size); k++)); do kill_host "h$k" "$spare"; done ;;
   pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
         k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
   agent) agent "$@" ;;
   mpirun-args) mpirun_args ;;
   hosts) for ((k = 0; k <= $(size); k++)); do echo "h$k"; done ;;
   check) check ;;
+  slurm-up) [ $# -eq 0 ] || die "usage: box.sh slurm-up" 2; slurm_up ;;
+  slurm-down) slurm_down ;;
+  slurm) [ $# -ge 1 ] || die "usage: box.sh slurm CMD..." 2; slurm_client "$@" ;;
+  slurm-conf) echo "$SLURM_CONF_FILE" ;;
   __init) init_host "$@" ;;
   -h|--help|help|'') sed -n '2,/^set -e/p' "$SELF" | sed '$d; s/^# \{0,1\}//' ;;
   *) die "unknown command '$cmd' (box.sh --help)" 2 ;;

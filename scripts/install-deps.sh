@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything libelastic needs on Debian 12, idempotently:
 #   * Debian packages (compilers, lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
-#     gnuplot, the Fashion-MNIST dataset);
+#     gnuplot, the Fashion-MNIST dataset, Slurm and munge for the box's real Slurm: installed with
+#     every service start refused, so that no slurmctld, slurmd or munged runs on the machine);
 #   * Open MPI 5.0.7 with ULFM, built from Debian trixie's *source* package into a cache prefix
 #     (never trixie binaries: they would replace libc), with the patches and MCA parameter files in
 #     scripts/openmpi/ (README.md there: which bug each fixes). The prefix name carries a hash of
@@ -26,6 +27,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
   gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux
+  munge slurmctld slurmd slurm-client
 )
 
 install_packages() {
@@ -36,7 +38,15 @@ install_packages() {
   if [ ${#missing[@]} -eq 0 ]; then say "Debian packages: all present"; return; fi
   say "Debian packages: installing ${missing[*]}"
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  # invoke-rc.d (and deb-systemd-invoke) ask policy-rc.d whether a package may start its service;
+  # 101 = no. A policy the machine already has is put aside for the install and then restored.
+  local policy=/usr/sbin/policy-rc.d saved rc=0
+  saved=$(mktemp)
+  if [ -e "$policy" ]; then as_root cp -p "$policy" "$saved"; else rm -f "$saved"; fi
+  printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy"
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || rc=$?
+  if [ -e "$saved" ]; then as_root mv "$saved" "$policy"; else as_root rm -f "$policy"; fi
+  [ "$rc" = 0 ] || { say "apt-get install failed ($rc)"; exit "$rc"; }
 }
 
 has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -rqs MPIX_Comm_revoke "$1/include"; }

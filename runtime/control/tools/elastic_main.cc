@@ -5,7 +5,8 @@
 // error.
 #include <unistd.h>
 
-#include <cstdio>
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -14,7 +15,9 @@
 #include "CLI/CLI.hpp"
 #include "elastic/cli/exit_code.h"
 #include "elastic/control/atomic_file.h"
+#include "elastic/control/command.h"
 #include "elastic/control/feed.h"
+#include "elastic/control/feed_slurm.h"
 #include "elastic/control/feed_trace.h"
 #include "elastic/control/hostfile.h"
 #include "elastic/control/job_spec.h"
@@ -177,17 +180,23 @@ int cmd_cancel(const fs::path& state_dir, const std::string& id) {
   return kOk;
 }
 
-absl::StatusOr<std::string> run_capture(std::string_view command) {
-  std::FILE* p = ::popen(std::string(command).c_str(), "r");
-  if (p == nullptr) return absl::InternalError(fmt::format("cannot run {}", command));
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
-  const int rc = ::pclose(p);
-  if (rc != 0) {
-    return absl::UnavailableError(fmt::format("'{}' exited with status {}", command, rc));
+std::atomic<bool> g_stop{false};
+
+// `feed slurm` without --input: holder jobs (feed_slurm.h) until SIGTERM/SIGINT.
+int cmd_feed_slurm(const fs::path& state_dir, SlurmFeedOptions o) {
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir);
+  if (!dir.ok()) return fail(dir.status());
+  o.status_path = dir->status_path();
+  if (o.holder_dir.empty()) o.holder_dir = dir->root() / "slurm-holders";
+  if (o.holder_command.empty()) {
+    o.holder_command =
+        fmt::format("{} --dir {}", shell_quote((exe_dir() / "elastic-holder").string()),
+                    shell_quote(o.holder_dir.string()));
   }
-  return out;
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  if (absl::Status s = run_slurm_feed(o, g_stop); !s.ok()) return fail(s);
+  return kOk;
 }
 
 int cmd_feed(const std::string& kind, const std::string& input, const fs::path& out, int slots,
@@ -445,8 +454,9 @@ int main(int argc, char** argv) {
 
   auto* feed = app.add_subcommand(
       "feed",
-      "Write a hostfile of idle nodes from sinfo (-h -N -o \"%N %T %c\"), pbsnodes -a, or a "
-      "replayed node-state trace");
+      "Write the hostfile: slurm keeps a preemptible holder job on each idle node and lists the "
+      "held ones; pbs lists idle nodes from pbsnodes -a; trace replays a node-state trace "
+      "(--input: the idle nodes of a recorded sinfo -h -N -o \"%N %T %c\" or pbsnodes -a)");
   std::string feed_kind, feed_input;
   fs::path feed_out;
   int feed_slots = 0;
@@ -459,8 +469,22 @@ int main(int argc, char** argv) {
   feed->add_option("--hostfile", feed_out, "The hostfile to write (atomically)")->required();
   feed->add_option("--slots", feed_slots, "Slots per node (default: the node's CPU count)")
       ->check(CLI::NonNegativeNumber);
-  feed->add_option("--every", feed_every, "Repeat every SECONDS (default: once)")
+  feed->add_option("--every", feed_every,
+                   "Repeat every SECONDS (default: once; slurm holders: poll squeue every 1 s)")
       ->check(CLI::NonNegativeNumber);
+  SlurmFeedOptions slurm_args;
+  feed->add_option("--partition", slurm_args.partition,
+                   "slurm: the preemptible partition the holder jobs run in (scavenger)");
+  feed->add_option("--holder-dir", slurm_args.holder_dir,
+                   "slurm: dir shared with the holders, on a file system every node sees "
+                   "(default: STATE_DIR/slurm-holders)");
+  feed->add_option("--holder", slurm_args.holder_command,
+                   "slurm: what a holder job runs (default: elastic-holder --dir HOLDER_DIR)");
+  feed->add_option("--max-holders", slurm_args.max_holders, "slurm: at most N holders (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  feed->add_option("--submit-per-s", slurm_args.submit_per_s,
+                   "slurm: holder submissions per second, at most (4)")
+      ->check(CLI::PositiveNumber);
 
   TraceArgs trace_args;
   feed->add_option(
@@ -527,6 +551,12 @@ int main(int argc, char** argv) {
     if (*cancel) return cmd_cancel(state_dir, cancel_id);
     if (*nodes) return cmd_status(state_dir, nodes_json, true);
     if (*feed && feed_kind == "trace") return cmd_feed_trace(trace_args, feed_out, feed_slots);
+    if (*feed && feed_kind == "slurm" && feed_input.empty()) {
+      slurm_args.hostfile = feed_out;
+      slurm_args.slots = feed_slots;
+      if (feed_every > 0) slurm_args.every_s = feed_every;
+      return cmd_feed_slurm(state_dir, std::move(slurm_args));
+    }
     if (*feed) return cmd_feed(feed_kind, feed_input, feed_out, feed_slots, feed_every);
     if (*up) return cmd_up(state_dir, std::move(up_args));
     if (*journal) return cmd_journal(state_dir, journal_action);

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
   const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
   const char* no_init_on = std::getenv("ELASTIC_TEST_EXIT_BEFORE_INIT_ON");
+  // Finish at the next step boundary once this file exists (a test that needs the job to run for
+  // as long as it takes, then finish): one rank seeing it stops them all (step_boundary sums done).
+  const char* stop_file = std::getenv("ELASTIC_TEST_STOP_FILE");
   const char* node_env = std::getenv("ELASTIC_NODE");
   const std::string node = node_env != nullptr ? node_env : "-";
   if (no_init_on != nullptr && node == no_init_on) return 1;
@@ -70,7 +73,7 @@ int main(int argc, char** argv) {
       s.report(1);
       ++step;
       if (step_us > 0) usleep(static_cast<useconds_t>(step_us * (no_scaling ? n : 1)));
-      ev = s.step_boundary(step >= steps);
+      ev = s.step_boundary(step >= steps || (stop_file != nullptr && access(stop_file, F_OK) == 0));
       if (!ev.ok() && absl::IsAborted(ev.status())) ev = s.recover();
     }
     if (!ev.ok()) {

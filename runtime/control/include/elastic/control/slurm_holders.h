@@ -1,0 +1,54 @@
+// The Slurm feed's decisions, without Slurm: which nodes are granted (a running holder job holds
+// each), which are leaving (their holder got SIGTERM: preempted by a main-queue job), and where
+// to submit new holders. A holder is a single-node batch job named "elastic-hold:<node>" in the
+// preemptible partition; squeue's view of them is parsed from
+//   squeue -h -u USER -p PARTITION -o "%i %j %T %C"   -> "<job id> <name> <state> <cpus>"
+// (other jobs of the user in the partition are ignored). LOCAL: pure functions, nothing blocks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "elastic/control/hostfile.h"
+
+namespace elastic::rt {
+
+inline constexpr std::string_view kHolderJobPrefix = "elastic-hold:";
+inline constexpr std::string_view kHolderSqueueFormat = "%i %j %T %C";
+
+struct HolderJob {
+  std::string job_id;
+  std::string node;
+  std::string state;  // squeue's long state: PENDING, RUNNING, COMPLETING, PREEMPTED, ...
+  int cpus = 1;
+  friend bool operator==(const HolderJob&, const HolderJob&) = default;
+};
+
+// InvalidArgument naming "<source>:<line>" and the token for a line that is not 4 fields or has
+// a CPU count that is not a positive integer.
+absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text,
+                                                           std::string_view source = "<squeue>");
+
+struct HolderInput {
+  std::vector<HolderJob> holders;
+  std::vector<std::string> idle;               // idle in the partition (sinfo), no job on them
+  std::map<std::string, std::string> leaving;  // node -> the holder job that got SIGTERM
+  int max_holders = 0;                         // 0 = no cap
+  int submit_budget = 0;                       // submissions allowed now (rate limit)
+  int slots = 0;                               // > 0 replaces the holder's CPU count
+};
+
+struct HolderPlan {
+  std::vector<HostEntry> granted;   // running holders not leaving: the hostfile, sorted by name
+  std::vector<std::string> submit;  // idle nodes to submit a holder for, in name order
+};
+
+// Holders that are pending, running or completing count against the cap and keep their node from
+// a second submission; a leaving node is not granted even though its holder still runs.
+HolderPlan plan_holders(const HolderInput& in);
+
+}  // namespace elastic::rt
