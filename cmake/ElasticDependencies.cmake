@@ -42,6 +42,15 @@ if(ELASTIC_WITH_MPI)
                         "Run scripts/install-deps.sh and pass MPI_HOME=<its prefix>.")
   endif()
   get_filename_component(ELASTIC_MPI_BIN "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+  # PMIx, the library Open MPI 5 talks to PRRTE with: elasticd asks it which of its ranks on other
+  # hosts still run (process_table.h). Open MPI installs its own next to libmpi.
+  get_filename_component(ELASTIC_MPI_PREFIX "${ELASTIC_MPI_BIN}" DIRECTORY)
+  find_path(PMIX_INCLUDE_DIR pmix.h HINTS ${MPI_C_INCLUDE_DIRS} ${ELASTIC_MPI_PREFIX}/include)
+  find_library(PMIX_LIBRARY pmix HINTS ${ELASTIC_MPI_PREFIX}/lib)
+  if(NOT PMIX_INCLUDE_DIR OR NOT PMIX_LIBRARY)
+    message(FATAL_ERROR "No PMIx (pmix.h, libpmix) beside the MPI at '${ELASTIC_MPI_PREFIX}': "
+                        "Open MPI 5 installs its own; run scripts/install-deps.sh and pass MPI_HOME=<its prefix>.")
+  endif()
 endif()
 
 set(ELASTIC_HAVE_CUDA OFF)

@@ -14,6 +14,7 @@
 #include "elastic/control/job_spec.h"
 #include "elastic/control/status.h"
 #include "elastic/control/topology.h"
+#include "elastic/daemon/process_table.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -141,10 +142,7 @@ bool Daemon::held(const std::string& node) const {
 }
 
 void Daemon::note_departed(JobGroup& group) {
-  const bool local_all = placement_.fake_nodes;
-  for (const Departed& d : group.take_departed()) {
-    if (local_all || d.node == placement_.head_host) exiting_[d.node].push_back(d.pid);
-  }
+  for (const Departed& d : group.take_departed()) exiting_[d.node].push_back(d.pid);
 }
 
 bool Daemon::occupied(const std::string& node) const {
@@ -355,12 +353,30 @@ double Daemon::prior_per_node() const {
   return alloc::unmeasured_prior(best);
 }
 
+std::set<ProcessKey> Daemon::remote_running() {
+  absl::StatusOr<std::set<ProcessKey>> running = running_processes();
+  if (running.ok()) return *std::move(running);
+  if (!process_table_failed_) {
+    process_table_failed_ = true;
+    say(fmt::format("cannot see processes on other hosts ({}): a node is released once its ranks "
+                    "have left their job", msg(running.status())));
+    log("process_table_unavailable", {{"error", msg(running.status())}});
+  }
+  return {};
+}
+
 void Daemon::check_leaving() {
   for (Job& job : jobs_) {
     if (job.group) note_departed(*job.group);
   }
+  std::optional<std::set<ProcessKey>> remote;  // asked once per loop, when needed
   for (auto it = exiting_.begin(); it != exiting_.end();) {
-    std::erase_if(it->second, process_gone);
+    if (placement_.fake_nodes || it->first == placement_.head_host) {
+      std::erase_if(it->second, process_gone);
+    } else {
+      if (!remote) remote = remote_running();
+      std::erase_if(it->second, [&](int pid) { return !remote->contains(ProcessKey{it->first, pid}); });
+    }
     it = it->second.empty() ? exiting_.erase(it) : std::next(it);
   }
   const double now = unix_now();

@@ -22,6 +22,7 @@
 #include "elastic/control/state_dir.h"
 #include "elastic/daemon/job_group.h"
 #include "elastic/daemon/plan_actions.h"
+#include "elastic/daemon/process_table.h"
 
 namespace elastic::rt {
 
@@ -95,6 +96,8 @@ class Daemon {
   void note_departed(JobGroup& group);
   // A job holds the node, or a process that left one there has not exited yet.
   bool occupied(const std::string& node) const;
+  // The processes PRRTE reports running on any host; none when it cannot tell (said once).
+  std::set<ProcessKey> remote_running();
   Job* find(const std::string& id);
   void log(std::string_view event, nlohmann::json fields);
 
@@ -110,10 +113,10 @@ class Daemon {
   std::vector<HostEntry> pool_;
   std::set<std::string> lost_;
   std::map<std::string, double> leaving_;  // removed while held: unix deadline
-  // Processes that left their job, by node, until they exit. Only processes on this host are
-  // watched (fake nodes, or ranks on the head node): a remote one counts as gone once it has left
-  // its job's communicator (docs/runtime.md, known limitations).
+  // Processes that left their job, by node, until they exit: on this host (fake nodes, or ranks
+  // on the head node) seen in /proc, on another host through PRRTE (process_table.h).
   std::map<std::string, std::vector<int>> exiting_;
+  bool process_table_failed_ = false;
   std::vector<Job> jobs_;
   bool dirty_ = true;
   std::chrono::steady_clock::time_point dirty_since_{};
