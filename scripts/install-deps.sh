@@ -26,7 +26,7 @@ PACKAGES=(
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
-  gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux
+  gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux gdb
   munge slurmctld slurmd slurm-client
 )
 

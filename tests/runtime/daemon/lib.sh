@@ -27,6 +27,14 @@ fail() {
   echo "--- daemon log"; tail -40 "$T/daemon.log" 2>/dev/null
   echo "--- events"; tail -40 "$S/events.jsonl" 2>/dev/null | cut -c1-400
   for f in "$S"/jobs/*/stderr; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+  for f in "$S"/jobs/*/stdout; do [ -s "$f" ] && { echo "--- $f (last lines)"; tail -3 "$f"; }; done
+  # A hang is a bug report: where elasticd's threads are, if it still runs.
+  local pid
+  pid=$(sed -n 's/^elasticd: running (pid \([0-9]*\)).*/\1/p' "$T/daemon.log" 2>/dev/null | head -1)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && command -v gdb >/dev/null; then
+    echo "--- elasticd $pid threads"
+    timeout 30 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(#|Thread)'
+  fi
   exit 1
 }
 # hosts N [FIRST]: hFIRST..h(FIRST+N-1) (one slot each), replaced atomically.
