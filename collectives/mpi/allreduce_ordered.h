@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/types.h"
-#include "mpi/handles.h"
 
 namespace elastic::coll::mpi {
 

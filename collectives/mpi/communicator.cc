@@ -13,7 +13,7 @@ namespace elastic::coll::mpi {
 
 absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm comm,
                                                                       CreateOptions opts) {
-  absl::StatusOr<CommHandle> dup_comm = dup(comm, Clock::now() + opts.timeout);
+  absl::StatusOr<Comm> dup_comm = dup(comm, Clock::now() + opts.timeout);
   if (!dup_comm.ok()) return dup_comm.status();
   int rank = 0;
   int size = 0;
@@ -22,7 +22,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm c
   return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(*dup_comm), rank, size));
 }
 
-MpiCommunicator::MpiCommunicator(CommHandle comm, int rank, int size)
+MpiCommunicator::MpiCommunicator(Comm comm, int rank, int size)
     : comm_(std::move(comm)), rank_(rank), size_(size) {}
 
 void MpiCommunicator::abort(std::string_view why) {

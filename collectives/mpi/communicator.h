@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "elastic/collectives/comm.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
 #include "mpi/allreduce_ordered.h"
-#include "mpi/handles.h"
 
 namespace elastic::coll::mpi {
 
@@ -36,7 +36,7 @@ class MpiCommunicator final : public Communicator {
   absl::Status copy(void* dst, const void* src, std::size_t bytes) override;
 
  private:
-  MpiCommunicator(CommHandle comm, int rank, int size);
+  MpiCommunicator(Comm comm, int rank, int size);
   // An error from posting a request: a process failure there is sticky too.
   absl::Status posted(absl::Status st);
   // Waits for `req`; on a timeout or failure revokes the communicator and makes the error sticky.
@@ -44,7 +44,7 @@ class MpiCommunicator final : public Communicator {
   // After a collective completed locally: Aborted when a peer revoked the communicator meanwhile.
   absl::Status confirm(const char* what);
 
-  CommHandle comm_;
+  Comm comm_;
   int rank_;
   int size_;
   absl::Status sticky_;

@@ -16,8 +16,6 @@
 namespace elastic::coll::nccl {
 namespace {
 
-using mpi::Clock;
-
 ncclDataType_t nccl_type(DataType t) {
   switch (t) {
     case DataType::kFloat32:
@@ -95,10 +93,10 @@ absl::Status check_placements(const std::vector<Placement>& all) {
 
 // Waits for a bootstrap request; on failure revokes the private duplicate so peers return too.
 absl::Status bounded(MPI_Comm mc, MPI_Request& req, Clock::time_point deadline, const char* what) {
-  absl::Status st = mpi::wait(req, deadline, what);
+  absl::Status st = coll::wait(req, deadline, what);
   if (!st.ok()) {
     MPIX_Comm_revoke(mc);
-    mpi::drain(req);
+    coll::drain(req);
   }
   return st;
 }
@@ -111,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm 
   Placement mine;
   const absl::Status local = resolve_device(opts.device, mine);
 
-  absl::StatusOr<mpi::CommHandle> boot = mpi::dup(comm, deadline);
+  absl::StatusOr<coll::Comm> boot = coll::dup(comm, deadline);
   if (!boot.ok()) return boot.status();
   std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
   self->bootstrap_ = std::move(*boot);
@@ -195,7 +193,7 @@ absl::Status NcclCommunicator::fail(absl::Status st) {
   return st;
 }
 
-absl::Status NcclCommunicator::poll(mpi::Clock::time_point deadline, const char* what,
+absl::Status NcclCommunicator::poll(Clock::time_point deadline, const char* what,
                                     cudaEvent_t event) {
   for (;;) {
     ncclResult_t async = ncclSuccess;

@@ -12,9 +12,9 @@
 
 #include <memory>
 
+#include "elastic/collectives/comm.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
-#include "mpi/handles.h"
 #include "nccl/handles.h"
 
 namespace elastic::coll::nccl {
@@ -50,10 +50,10 @@ class NcclCommunicator final : public Communicator {
   absl::Status run(const CallOptions& opts, const char* what, Enqueue&& op);
   // Polls the communicator's async state until it leaves ncclInProgress and, with `event`, until
   // the event completes; aborts on the deadline (DeadlineExceeded) or an NCCL error (Aborted).
-  absl::Status poll(mpi::Clock::time_point deadline, const char* what, cudaEvent_t event);
+  absl::Status poll(Clock::time_point deadline, const char* what, cudaEvent_t event);
   absl::Status fail(absl::Status st);
 
-  mpi::CommHandle bootstrap_;  // private MPI duplicate, used only to build the ncclComm
+  coll::Comm bootstrap_;  // private MPI duplicate, used only to build the ncclComm
   DeviceBuffer scratch_;
   EventHandle ready_;  // recorded on the caller's stream
   EventHandle done_;   // recorded on the private stream after each operation

@@ -2,22 +2,23 @@
 // dtype and op against an exact oracle, sizes 0, 1, primes (and 64 MiB in the *Large* test),
 // fusion bit-equal to unfused, broadcast from every root, barrier, timeouts that break the
 // communicator, and (FaultTest, under `mpirun --with-ft ulfm`) a killed rank.
+#include <gtest/gtest.h>
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
-#include <iterator>
-#include <string>
 #include <cstring>
+#include <iterator>
 #include <random>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
 
-#include <gtest/gtest.h>
-
+#include "elastic/collectives/bounded_wait.h"
+#include "elastic/collectives/comm.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/fusion.h"
 #include "elastic/collectives/half.h"
@@ -304,6 +305,45 @@ TEST(Factory, HostMemoryPicksMpi) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(comm->size(), size);
+}
+
+// The bounded wait at the worker's pace, on a communicator owned by Comm (bounded_wait.h,
+// comm.h). Under ULFM only (collectives_ulfm_np*): a revoke must reach the other ranks.
+TEST(ControlWait, DeadlineLeavesTheRequestActiveForRevokeAndDrain) {
+  absl::StatusOr<Comm> c = dup(MPI_COMM_WORLD, Clock::now() + std::chrono::seconds(60));
+  ASSERT_TRUE(c.ok()) << c.status();
+  int never = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  // Nobody sends tag 99.
+  ASSERT_EQ(MPI_Irecv(&never, 1, MPI_INT, (c->rank() + 1) % c->size(), 99, c->get(), &req),
+            MPI_SUCCESS);
+  const absl::Status st = wait(req, Clock::now() + milliseconds(100), "tag 99", kControlPace);
+  EXPECT_TRUE(absl::IsDeadlineExceeded(st)) << st;
+  EXPECT_EQ(st.message(), "tag 99: timed out");
+  EXPECT_NE(req, MPI_REQUEST_NULL) << "a request that timed out is still active";
+  c->revoke();
+  drain(req);
+  c->reset();  // a revoked communicator is freed without waiting for any peer
+  EXPECT_FALSE(*c);
+}
+
+TEST(ControlWait, PeersRevokeEndsTheWaitWithAborted) {
+  absl::StatusOr<Comm> c = dup(MPI_COMM_WORLD, Clock::now() + std::chrono::seconds(60));
+  ASSERT_TRUE(c.ok()) << c.status();
+  int never = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  ASSERT_EQ(MPI_Irecv(&never, 1, MPI_INT, (c->rank() + 1) % c->size(), 98, c->get(), &req),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);  // every rank waits before the revoke
+  if (c->rank() == 0) c->revoke();
+  const absl::Status st =
+      wait(req, Clock::now() + std::chrono::seconds(30), "tag 98", kControlPace);
+  EXPECT_TRUE(absl::IsAborted(st)) << st;
+  drain(req);
+  // Moving the owner moves the duty to free; the moved-from owner holds nothing.
+  Comm owner = *std::move(c);
+  EXPECT_FALSE(*c);
+  EXPECT_TRUE(owner);
 }
 
 // Run only under `mpirun --with-ft ulfm` (ctest entry collectives_fault): the last rank SIGKILLs

@@ -1,125 +1,90 @@
 #include "elastic/control/feed.h"
 
-#include <charconv>
-#include <map>
-#include <set>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <iterator>
+#include <thread>
 
-#include "absl/strings/ascii.h"
-#include "elastic/allocator/input_limits.h"
+#include "elastic/control/atomic_file.h"
+#include "elastic/control/command.h"
+#include "elastic/control/slurm_holder_feed.h"
 #include "fmt/format.h"
-#include "text.h"
 
 namespace elastic::rt {
 namespace {
 
-std::optional<int> to_int(std::string_view s) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
+constexpr Feed kFeeds[] = {
+#define ELASTIC_FEED(name, command, parse, holders, summary) \
+  {#name, command, parse, holders, summary},
+#include "elastic/control/feeds.def"
+};
+
+// The listing as text, and the name its errors go by.
+struct Listing {
+  absl::StatusOr<std::string> text;
+  std::string source;
+};
+
+Listing read_listing(const Feed& feed, const std::string& input) {
+  if (input.empty()) return {run_capture(feed.command), std::string(feed.command)};
+  if (input == "-") return {std::string(std::istreambuf_iterator<char>(std::cin), {}), "<stdin>"};
+  return {read_file(input), input};
 }
 
-absl::Status bad(std::string_view source, int line, std::string_view what, std::string_view token) {
-  return absl::InvalidArgumentError(
-      fmt::format("{}:{}: {} '{}'", source, line, what, elastic::alloc::echo_token(token)));
+// Sleeps `seconds`, waking every 0.1 s to see whether `stop` is set.
+void sleep_unless_stopped(double seconds, const std::atomic<bool>& stop) {
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(seconds));
+  while (!stop.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
+  }
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_sinfo(std::string_view text, int slots,
-                                                             std::string_view source) {
-  std::vector<HostEntry> out;
-  std::set<std::string, std::less<>> seen;
-  int line_no = 0;
-  for (std::string_view line : split(text, "\n")) {
-    ++line_no;
-    std::vector<std::string_view> f = split(line, " \t\r", true);
-    if (f.empty()) continue;
-    if (f.size() != 3) {
-      return bad(source, line_no, fmt::format("expected '{}' (3 fields), got", kSinfoFormat), line);
-    }
-    const std::optional<int> cpus = to_int(f[2]);
-    if (!cpus || *cpus < 1) {
-      return bad(source, line_no, "CPU count must be a positive integer:", f[2]);
-    }
-    // One line per (node, partition): a node idle in one partition is idle in all of them.
-    if (f[1] != "idle" || seen.contains(f[0])) continue;
-    HostEntry h{std::string(f[0]), slots > 0 ? slots : *cpus, std::nullopt};
-    seen.insert(h.name);
-    out.push_back(std::move(h));
+std::span<const Feed> feed_table() { return kFeeds; }
+
+const Feed* find_feed(std::string_view name) {
+  for (const Feed& f : kFeeds) {
+    if (f.name == name) return &f;
   }
-  return out;
+  return nullptr;
 }
 
-absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view text, int slots,
-                                                                std::string_view source) {
-  std::vector<HostEntry> out;
-  std::string node;
-  int node_line = 0;
-  std::map<std::string, std::string, std::less<>> attrs;
-  std::set<std::string, std::less<>> seen;
-  const auto flush = [&]() -> absl::Status {
-    if (node.empty()) return absl::OkStatus();
-    const auto get = [&](std::string_view k) -> std::string_view {
-      auto it = attrs.find(k);
-      return it == attrs.end() ? std::string_view() : std::string_view(it->second);
-    };
-    bool idle = get("state") == "free" && get("jobs").empty();
-    if (std::string_view assigned = get("resources_assigned.ncpus"); !assigned.empty()) {
-      idle = idle && assigned == "0";
-    }
-    int cpus = 0;
-    for (std::string_view key : {"resources_available.ncpus", "pcpus", "np"}) {
-      std::string_view v = get(key);
-      if (v.empty()) continue;
-      std::optional<int> n = to_int(v);
-      if (!n || *n < 1) {
-        return bad(source, node_line, fmt::format("{} must be a positive integer for node", key),
-                   node);
-      }
-      cpus = *n;
-      break;
-    }
-    if (idle && !seen.contains(node)) {
-      if (slots <= 0 && cpus == 0) {
-        return bad(source, node_line,
-                   "no CPU count (resources_available.ncpus, pcpus or np) for node", node);
-      }
-      seen.insert(node);
-      out.push_back({node, slots > 0 ? slots : cpus, std::nullopt});
-    }
-    node.clear();
-    attrs.clear();
-    return absl::OkStatus();
-  };
-  int line_no = 0;
-  for (std::string_view raw : split(text, "\n")) {
-    ++line_no;
-    const std::string_view line = trim_right(raw);
-    if (line.empty()) {
-      if (absl::Status s = flush(); !s.ok()) return s;
-      continue;
-    }
-    if (!absl::ascii_isspace(line.front())) {
-      // A new node block (blocks are normally separated by blank lines; be lenient).
-      if (absl::Status s = flush(); !s.ok()) return s;
-      node = std::string(line);
-      node_line = line_no;
-      if (node.find_first_of(" \t=") != std::string::npos) {
-        return bad(source, line_no, "expected a node name, got", line);
-      }
-      continue;
-    }
-    if (node.empty()) return bad(source, line_no, "attribute outside a node block:", line);
-    const std::string_view kv = trim_left(line);
-    const auto eq = kv.find('=');
-    if (eq == std::string_view::npos) {
-      return bad(source, line_no, "expected 'key = value', got", kv);
-    }
-    attrs[std::string(trim(kv.substr(0, eq)))] = std::string(trim(kv.substr(eq + 1)));
+std::string feed_help() {
+  std::string help;
+  for (const Feed& f : kFeeds) {
+    help += fmt::format("{}{} ({})", help.empty() ? "" : ", ", f.name, f.summary);
   }
-  if (absl::Status s = flush(); !s.ok()) return s;
-  return out;
+  return help;
+}
+
+absl::Status run_feed(const Feed& feed, const FeedOptions& o, const std::atomic<bool>& stop) {
+  const bool polling = o.polls();
+  std::string written;
+  bool wrote = false;
+  do {
+    Listing listing = read_listing(feed, o.input);
+    absl::StatusOr<std::vector<HostEntry>> hosts =
+        listing.text.ok() ? feed.parse(*listing.text, o.slots, listing.source)
+                          : listing.text.status();
+    if (!hosts.ok()) {
+      if (!polling) return hosts.status();
+      std::cerr << fmt::format("elastic feed {}: {} (keeping the hostfile)\n", feed.name,
+                               std::string(hosts.status().message()));
+    } else if (const std::string body = format_hostfile(*hosts); !wrote || body != written) {
+      if (absl::Status s = write_hostfile(o.hostfile, *hosts); !s.ok()) return s;
+      written = body;
+      wrote = true;
+      std::cerr << fmt::format("elastic feed {}: {} idle node(s) -> {}\n", feed.name, hosts->size(),
+                               o.hostfile.string());
+    }
+    if (polling) sleep_unless_stopped(o.every_s, stop);
+  } while (polling && !stop.load());
+  return absl::OkStatus();
 }
 
 }  // namespace elastic::rt

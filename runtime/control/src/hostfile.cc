@@ -1,11 +1,9 @@
 #include "elastic/control/hostfile.h"
 
-#include <charconv>
 #include <iterator>
 #include <set>
 
 #include "absl/strings/ascii.h"
-#include "elastic/allocator/input_limits.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
 #include "text.h"
@@ -23,13 +21,6 @@ bool valid_host_name(std::string_view name) {
   return true;
 }
 
-std::optional<int> parse_count(std::string_view text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 1) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
@@ -45,8 +36,7 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
     std::vector<std::string_view> tokens = split(line, " \t\r\v\f", true);
     if (tokens.empty()) continue;
     const auto error = [&](std::string_view what, std::string_view token) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}:{}: {} '{}'", source, line_no, what, elastic::alloc::echo_token(token)));
+      return line_error(source, line_no, what, token);
     };
     HostEntry entry;
     entry.name = std::string(tokens[0]);
@@ -57,7 +47,7 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
       const auto eq = token.find('=');
       if (eq == std::string_view::npos) return error("expected key=value, got", token);
       const std::string_view key = token.substr(0, eq);
-      const std::optional<int> value = parse_count(token.substr(eq + 1));
+      const std::optional<int> value = positive_int(token.substr(eq + 1));
       if (key == "slots") {
         if (!value) return error("slots must be a positive integer:", token);
         if (have_slots) return error("slots given twice:", token);

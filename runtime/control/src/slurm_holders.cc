@@ -1,10 +1,8 @@
 #include "elastic/control/slurm_holders.h"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
-#include "elastic/allocator/input_limits.h"
 #include "fmt/format.h"
 #include "text.h"
 
@@ -18,21 +16,15 @@ absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text
     ++line_no;
     const std::vector<std::string_view> f = split(line, " \t\r", true);
     if (f.empty()) continue;
-    const auto bad = [&](std::string_view what, std::string_view token) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}:{}: {} '{}'", source, line_no, what, elastic::alloc::echo_token(token)));
-    };
     if (f.size() != 4) {
-      return bad(fmt::format("expected '{}' (4 fields), got", kHolderSqueueFormat), line);
+      return line_error(source, line_no,
+                        fmt::format("expected '{}' (4 fields), got", kHolderSqueueFormat), line);
     }
-    int cpus = 0;
-    const auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), cpus);
-    if (ec != std::errc() || end != f[3].data() + f[3].size() || cpus < 1) {
-      return bad("CPU count must be a positive integer:", f[3]);
-    }
+    const std::optional<int> cpus = positive_int(f[3]);
+    if (!cpus) return line_error(source, line_no, "CPU count must be a positive integer:", f[3]);
     if (!f[1].starts_with(kHolderJobPrefix) || f[1].size() == kHolderJobPrefix.size()) continue;
     out.push_back(HolderJob{std::string(f[0]), std::string(f[1].substr(kHolderJobPrefix.size())),
-                            std::string(f[2]), cpus});
+                            std::string(f[2]), *cpus});
   }
   return out;
 }

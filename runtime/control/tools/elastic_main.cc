@@ -10,14 +10,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "CLI/CLI.hpp"
 #include "elastic/cli/exit_code.h"
-#include "elastic/control/atomic_file.h"
 #include "elastic/control/command.h"
 #include "elastic/control/feed.h"
-#include "elastic/control/feed_slurm.h"
 #include "elastic/control/feed_trace.h"
 #include "elastic/control/hostfile.h"
 #include "elastic/control/job_spec.h"
@@ -182,59 +179,34 @@ int cmd_cancel(const fs::path& state_dir, const std::string& id) {
 
 std::atomic<bool> g_stop{false};
 
-// `feed slurm` without --input: holder jobs (feed_slurm.h) until SIGTERM/SIGINT.
-int cmd_feed_slurm(const fs::path& state_dir, SlurmFeedOptions o) {
+// `feed NAME`, a row of feeds.def: without --input, the row's holder jobs when it has them
+// (until SIGTERM/SIGINT), else run_feed over the row's listing: once, or every --every seconds
+// until SIGTERM/SIGINT.
+int cmd_feed(const fs::path& state_dir, const Feed& feed, const FeedOptions& o,
+             HolderFeedOptions h) {
+  const bool holders = feed.holders != nullptr && o.input.empty();
+  if (holders || o.polls()) {
+    std::signal(SIGTERM, [](int) { g_stop = true; });
+    std::signal(SIGINT, [](int) { g_stop = true; });
+  }
+  if (!holders) {
+    if (absl::Status s = run_feed(feed, o, g_stop); !s.ok()) return fail(s);
+    return kOk;
+  }
   absl::StatusOr<StateDir> dir = StateDir::open(state_dir);
   if (!dir.ok()) return fail(dir.status());
-  o.status_path = dir->status_path();
-  if (o.holder_dir.empty()) o.holder_dir = dir->root() / "slurm-holders";
-  if (o.holder_command.empty()) {
-    o.holder_command =
+  h.hostfile = o.hostfile;
+  h.slots = o.slots;
+  if (o.every_s > 0) h.every_s = o.every_s;
+  h.status_path = dir->status_path();
+  if (h.holder_dir.empty()) h.holder_dir = dir->root() / fmt::format("{}-holders", feed.name);
+  if (h.holder_command.empty()) {
+    h.holder_command =
         fmt::format("{} --dir {}", shell_quote((exe_dir() / "elastic-holder").string()),
-                    shell_quote(o.holder_dir.string()));
+                    shell_quote(h.holder_dir.string()));
   }
-  std::signal(SIGTERM, [](int) { g_stop = true; });
-  std::signal(SIGINT, [](int) { g_stop = true; });
-  if (absl::Status s = run_slurm_feed(o, g_stop); !s.ok()) return fail(s);
+  if (absl::Status s = feed.holders(feed, h, g_stop); !s.ok()) return fail(s);
   return kOk;
-}
-
-int cmd_feed(const std::string& kind, const std::string& input, const fs::path& out, int slots,
-             double every_s) {
-  const bool slurm = kind == "slurm";
-  std::string last_written;
-  for (;;) {
-    absl::StatusOr<std::string> text;
-    std::string source;
-    if (input.empty()) {
-      source = std::string(slurm ? kSinfoCommand : kPbsnodesCommand);
-      text = run_capture(source);
-    } else if (input == "-") {
-      source = "<stdin>";
-      text = std::string(std::istreambuf_iterator<char>(std::cin), {});
-    } else {
-      source = input;
-      text = read_file(input);
-    }
-    if (!text.ok()) {
-      if (every_s <= 0) return fail(text.status());
-      std::cerr << "elastic: " << text.status().message() << " (keeping the hostfile)\n";
-    } else {
-      absl::StatusOr<std::vector<HostEntry>> hosts =
-          slurm ? idle_nodes_from_sinfo(*text, slots, source)
-                : idle_nodes_from_pbsnodes(*text, slots, source);
-      if (!hosts.ok()) {
-        if (every_s <= 0) return fail(hosts.status());
-        std::cerr << "elastic: " << hosts.status().message() << " (keeping the hostfile)\n";
-      } else if (const std::string body = format_hostfile(*hosts); body != last_written) {
-        if (absl::Status s = write_hostfile(out, *hosts); !s.ok()) return fail(s);
-        last_written = body;
-        std::cerr << "elastic: " << hosts->size() << " idle node(s) -> " << out.string() << "\n";
-      }
-    }
-    if (every_s <= 0 || input == "-") return kOk;
-    std::this_thread::sleep_for(std::chrono::duration<double>(every_s));
-  }
 }
 
 struct TraceArgs {
@@ -453,37 +425,40 @@ int main(int argc, char** argv) {
   nodes->add_flag("--json", nodes_json, "Print JSON");
 
   auto* feed = app.add_subcommand(
-      "feed",
-      "Write the hostfile: slurm keeps a preemptible holder job on each idle node and lists the "
-      "held ones; pbs lists idle nodes from pbsnodes -a; trace replays a node-state trace "
-      "(--input: the idle nodes of a recorded sinfo -h -N -o \"%N %T %c\" or pbsnodes -a)");
-  std::string feed_kind, feed_input;
-  fs::path feed_out;
-  int feed_slots = 0;
-  double feed_every = 0;
-  feed->add_option("SCHEDULER", feed_kind, "slurm, pbs or trace (replay a node-state trace)")
+      "feed", fmt::format("Write the hostfile from a scheduler: {}; or trace: replay a node-state "
+                          "trace (--input: a recorded listing of the scheduler's command)",
+                          feed_help()));
+  std::string feed_kind;
+  FeedOptions feed_args;
+  std::vector<std::string> feed_kinds;
+  for (const Feed& f : feed_table()) feed_kinds.emplace_back(f.name);
+  feed_kinds.emplace_back("trace");
+  feed->add_option("SCHEDULER", feed_kind, "A scheduler, or trace (replay a node-state trace)")
       ->required()
-      ->check(CLI::IsMember({"slurm", "pbs", "trace"}));
-  feed->add_option("--input", feed_input,
-                   "Recorded scheduler output ('-' = stdin; default: run sinfo/pbsnodes)");
-  feed->add_option("--hostfile", feed_out, "The hostfile to write (atomically)")->required();
-  feed->add_option("--slots", feed_slots, "Slots per node (default: the node's CPU count)")
+      ->check(CLI::IsMember(feed_kinds));
+  feed->add_option("--input", feed_args.input,
+                   "Recorded scheduler output ('-' = stdin; default: run the scheduler's command)");
+  feed->add_option("--hostfile", feed_args.hostfile, "The hostfile to write (atomically)")
+      ->required();
+  feed->add_option("--slots", feed_args.slots, "Slots per node (default: the node's CPU count)")
       ->check(CLI::NonNegativeNumber);
-  feed->add_option("--every", feed_every,
-                   "Repeat every SECONDS (default: once; slurm holders: poll squeue every 1 s)")
+  feed->add_option(
+          "--every", feed_args.every_s,
+          "Repeat every SECONDS (default: once; holder jobs: poll the scheduler every 1 s)")
       ->check(CLI::NonNegativeNumber);
-  SlurmFeedOptions slurm_args;
-  feed->add_option("--partition", slurm_args.partition,
-                   "slurm: the preemptible partition the holder jobs run in (scavenger)");
-  feed->add_option("--holder-dir", slurm_args.holder_dir,
-                   "slurm: dir shared with the holders, on a file system every node sees "
-                   "(default: STATE_DIR/slurm-holders)");
-  feed->add_option("--holder", slurm_args.holder_command,
-                   "slurm: what a holder job runs (default: elastic-holder --dir HOLDER_DIR)");
-  feed->add_option("--max-holders", slurm_args.max_holders, "slurm: at most N holders (0 = all)")
+  HolderFeedOptions holder_args;
+  feed->add_option("--partition", holder_args.partition,
+                   "holder jobs (slurm): the preemptible partition they run in (scavenger)");
+  feed->add_option("--holder-dir", holder_args.holder_dir,
+                   "holder jobs: dir shared with the holders, on a file system every node sees "
+                   "(default: STATE_DIR/SCHEDULER-holders)");
+  feed->add_option("--holder", holder_args.holder_command,
+                   "holder jobs: what each runs (default: elastic-holder --dir HOLDER_DIR)");
+  feed->add_option("--max-holders", holder_args.max_holders,
+                   "holder jobs: at most N (0 = one per idle node)")
       ->check(CLI::NonNegativeNumber);
-  feed->add_option("--submit-per-s", slurm_args.submit_per_s,
-                   "slurm: holder submissions per second, at most (4)")
+  feed->add_option("--submit-per-s", holder_args.submit_per_s,
+                   "holder jobs: submissions per second, at most (4)")
       ->check(CLI::PositiveNumber);
 
   TraceArgs trace_args;
@@ -550,14 +525,10 @@ int main(int argc, char** argv) {
     if (*status) return cmd_status(state_dir, status_json, false);
     if (*cancel) return cmd_cancel(state_dir, cancel_id);
     if (*nodes) return cmd_status(state_dir, nodes_json, true);
-    if (*feed && feed_kind == "trace") return cmd_feed_trace(trace_args, feed_out, feed_slots);
-    if (*feed && feed_kind == "slurm" && feed_input.empty()) {
-      slurm_args.hostfile = feed_out;
-      slurm_args.slots = feed_slots;
-      if (feed_every > 0) slurm_args.every_s = feed_every;
-      return cmd_feed_slurm(state_dir, std::move(slurm_args));
+    if (*feed && feed_kind == "trace") {
+      return cmd_feed_trace(trace_args, feed_args.hostfile, feed_args.slots);
     }
-    if (*feed) return cmd_feed(feed_kind, feed_input, feed_out, feed_slots, feed_every);
+    if (*feed) return cmd_feed(state_dir, *find_feed(feed_kind), feed_args, holder_args);
     if (*up) return cmd_up(state_dir, std::move(up_args));
     if (*journal) return cmd_journal(state_dir, journal_action);
   } catch (const std::exception& e) {

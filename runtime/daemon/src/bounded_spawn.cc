@@ -21,9 +21,9 @@ namespace {
 struct Call {
   SpawnRequest request;
   MPI_Info info = MPI_INFO_NULL;
-  Comm own_parent;  // the private SELF duplicate, or the caller's parent once abandoned
+  coll::Comm own_parent;  // the private SELF duplicate, or the caller's parent once abandoned
   MPI_Comm parent = MPI_COMM_NULL;
-  Comm inter;
+  coll::Comm inter;
   int rc = MPI_SUCCESS;
   std::vector<int> errcodes;
   std::mutex mu;
@@ -52,7 +52,7 @@ void run_spawn(const std::shared_ptr<Call>& call) {
                                 &inter, call->errcodes.data());
   std::lock_guard<std::mutex> lock(call->mu);
   call->rc = rc;
-  call->inter = Comm(inter);
+  call->inter = coll::Comm(inter);
   call->done = true;
   if (call->abandoned) {
     // Nobody waits for this spawn any more: late children must not wait on us either.
@@ -65,8 +65,8 @@ void run_spawn(const std::shared_ptr<Call>& call) {
 
 }  // namespace
 
-absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
-                                   std::chrono::milliseconds timeout) {
+absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm* parent,
+                                         std::chrono::milliseconds timeout) {
   for (const std::string& kv : request.env) {
     if (kv.find('=') == std::string::npos || kv.front() == '=') {
       return absl::InvalidArgumentError(fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));

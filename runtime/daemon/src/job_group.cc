@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
 #include "elastic/daemon/bounded_spawn.h"
 #include "elastic/membership_error.h"
@@ -81,7 +82,7 @@ absl::Status JobGroup::header(int directive, int count, int reason, int list_sum
 absl::Status JobGroup::send_int(int dest, int tag, int value) {
   MPI_Request req = MPI_REQUEST_NULL;
   ELASTIC_MPI_CHECK(MPI_Isend(&value, 1, MPI_INT, dest, tag, job_.get(), &req));
-  absl::Status st = proto::wait_request(&req, Clock::now() + directive_timeout_, "send");
+  absl::Status st = coll::wait(req, Clock::now() + directive_timeout_, "send", coll::kControlPace);
   if (!st.ok()) job_.revoke();  // completes the request too
   return st;
 }
@@ -113,7 +114,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   if (placement_.fake_nodes) req.env.push_back("ELASTIC_FAKE_NODE=" + node);
   for (const auto& [k, v] : spec_.env) req.env.push_back(k + "=" + v);
   const bool first = !job_;
-  absl::StatusOr<Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
+  absl::StatusOr<coll::Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
   if (!inter.ok()) {
     if (absl::IsDeadlineExceeded(inter.status())) {
       // J (if any) went to the abandoned spawn, revoked: this job cannot go on.
@@ -122,7 +123,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
     }
     return inter.status();
   }
-  Comm merged;
+  coll::Comm merged;
   if (const int rc = MPI_Intercomm_merge(inter->get(), 0, merged.out()); rc != MPI_SUCCESS) {
     return membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
   }
@@ -225,7 +226,7 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   if (absl::Status st = exchange(leaving, "leaving list"); !st.ok()) return handle_error(st);
   // Every rank took the list (the exchange completes only then), so all of J enters this split;
   // a rank that fails in it is reported by ULFM, one that finds the list invalid revokes J.
-  Comm next;
+  coll::Comm next;
   if (const int rc = MPI_Comm_split(job_.get(), 0, 0, next.out()); rc != MPI_SUCCESS) {
     return handle_error(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
   }
@@ -302,7 +303,7 @@ absl::Status JobGroup::handle_error(const absl::Status& error) {
 }
 
 absl::Status JobGroup::repair() {
-  absl::StatusOr<Comm> fixed = repair_comm(job_);
+  absl::StatusOr<coll::Comm> fixed = repair_comm(job_);
   if (!fixed.ok()) {
     abort();
     return fixed.status();

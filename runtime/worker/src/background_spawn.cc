@@ -22,14 +22,14 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
     }
     // Arguments other than root and comm are ignored on non-root ranks.
     char empty[] = "";
-    Comm inter;
+    coll::Comm inter;
     if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, on, inter.out(),
                                       MPI_ERRCODES_IGNORE);
         rc != MPI_SUCCESS) {
       out.error = spawn_error(coll::mpi_status(rc, "MPI_Comm_spawn", __FILE__, __LINE__));
       break;
     }
-    Comm merged;
+    coll::Comm merged;
     if (const int rc = MPI_Intercomm_merge(inter.get(), 0, merged.out()); rc != MPI_SUCCESS) {
       out.error = membership_error(coll::mpi_status(rc, "MPI_Intercomm_merge", __FILE__, __LINE__));
       break;

@@ -8,10 +8,10 @@
 #include <array>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
 
 namespace elastic::rt::proto {
@@ -83,23 +83,6 @@ absl::Status validate_leaving(std::span<const int> ranks, const Header& h, int j
   return absl::OkStatus();
 }
 
-absl::Status wait_request(MPI_Request* req, Clock::time_point deadline, const char* what) {
-  for (;;) {
-    int done = 0;
-    MPI_Status status;
-    status.MPI_ERROR = MPI_SUCCESS;
-    // An error may show in the return code (the request is then freed) or only in the status.
-    if (const int rc = MPI_Test(req, &done, &status); rc != MPI_SUCCESS) {
-      return coll::mpi_status(rc, what, __FILE__, __LINE__);
-    }
-    if (done) return coll::mpi_status(status.MPI_ERROR, what, __FILE__, __LINE__);
-    if (Clock::now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(what, ": not complete by its deadline"));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
 absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
                            Clock::time_point deadline, const char* what) {
   if (!root) std::fill(data.begin(), data.end(), 0);
@@ -109,7 +92,7 @@ absl::Status exchange_ints(std::span<int> data, bool root, MPI_Comm comm,
       rc != MPI_SUCCESS) {
     return coll::mpi_status(rc, what, __FILE__, __LINE__);
   }
-  return wait_request(&req, deadline, what);
+  return coll::wait(req, deadline, what, coll::kControlPace);
 }
 
 absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point deadline) {
@@ -138,7 +121,9 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point d
     reqs.push_back(r);
   }
   for (MPI_Request& r : reqs) {
-    if (absl::Status st = wait_request(&r, deadline, "connect_all"); !st.ok()) return st;
+    if (absl::Status st = coll::wait(r, deadline, "connect_all", coll::kControlPace); !st.ok()) {
+      return st;
+    }
   }
   std::vector<Peer> peers(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < peers.size(); ++i) {

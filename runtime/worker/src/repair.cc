@@ -3,10 +3,10 @@
 #include <mpi-ext.h>
 
 #include <chrono>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
 
 namespace elastic::rt {
@@ -18,26 +18,21 @@ namespace {
 absl::Status agree(MPI_Comm comm, int& flag, std::chrono::milliseconds timeout) {
   MPI_Request req = MPI_REQUEST_NULL;
   ELASTIC_MPI_CHECK(MPIX_Comm_iagree(comm, &flag, &req));
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    int done = 0;
-    const int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return coll::mpi_status(rc, "MPI_Test(iagree)", __FILE__, __LINE__);
-    if (done) return absl::OkStatus();
-    if (std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("MPIX_Comm_iagree did not complete within ", timeout.count(), " ms"));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  absl::Status st =
+      coll::wait(req, coll::Clock::now() + timeout, "MPI_Test(iagree)", coll::kControlPace);
+  if (absl::IsDeadlineExceeded(st)) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("MPIX_Comm_iagree did not complete within ", timeout.count(), " ms"));
   }
+  return st;
 }
 
 }  // namespace
 
-absl::StatusOr<Comm> repair_comm(const Comm& broken, const RepairOptions& options) {
+absl::StatusOr<coll::Comm> repair_comm(const coll::Comm& broken, const RepairOptions& options) {
   MPIX_Comm_revoke(broken.get());
   MPI_Comm current = broken.get();
-  Comm shrunk;
+  coll::Comm shrunk;
   absl::Status last = absl::AbortedError("repair_comm: no attempt made");
   for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
     // Bound for the blocking shrink: agree first that every live member has entered the repair.
@@ -49,7 +44,7 @@ absl::StatusOr<Comm> repair_comm(const Comm& broken, const RepairOptions& option
       return absl::DeadlineExceededError(
           absl::StrCat("repair_comm: not every live member joined the repair: ", st.message()));
     }
-    Comm next;
+    coll::Comm next;
     const int rc = MPIX_Comm_shrink(current, next.out());
     int ok = rc == MPI_SUCCESS ? 1 : 0;
     if (ok) MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);

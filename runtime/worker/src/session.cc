@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
 #include "elastic/membership_error.h"
 #include "elastic/protocol.h"
@@ -26,7 +27,7 @@ constexpr unsigned kFinalizeTimeoutS = 10;
 
 // C = J without the controller (J rank 0), in J order. MPI_Comm_create_group is collective over
 // the ranks only, so the controller never waits on it.
-absl::Status make_compute(MPI_Comm job, Comm& compute) {
+absl::Status make_compute(MPI_Comm job, coll::Comm& compute) {
   MPI_Group all = MPI_GROUP_NULL;
   MPI_Group ranks = MPI_GROUP_NULL;
   ELASTIC_MPI_CHECK(MPI_Comm_group(job, &all));
@@ -90,7 +91,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   if (const char* ckpt = std::getenv("ELASTIC_CHECKPOINT"); ckpt != nullptr) {
     s->checkpoint_path_ = ckpt;
   }
-  Comm parent_comm(parent);  // freed after the merge (see exit(): free, never disconnect)
+  coll::Comm parent_comm(parent);  // freed after the merge (see exit(): free, never disconnect)
   // New ranks go last (high = 1): the controller stays rank 0 of J.
   ELASTIC_MPI_CHECK(MPI_Intercomm_merge(parent_comm.get(), 1, s->job_.out()));
   MPI_Comm_set_errhandler(s->job_.get(), MPI_ERRORS_RETURN);
@@ -114,7 +115,7 @@ absl::StatusOr<Event> Session::join_spawns() {
   int more = 0;
   MPI_Request req = MPI_REQUEST_NULL;
   ELASTIC_MPI_CHECK(MPI_Irecv(&more, 1, MPI_INT, 0, proto::kTagSpawns, job_.get(), &req));
-  if (absl::Status st = proto::wait_request(&req, deadline, "spawn count"); !st.ok()) {
+  if (absl::Status st = coll::wait(req, deadline, "spawn count", coll::kControlPace); !st.ok()) {
     revoke_all();
     return membership_error(st);
   }
@@ -182,7 +183,7 @@ absl::StatusOr<Event> Session::follow() {
         const int me = job_.rank();
         bool leave = false;
         for (int r : leaving) leave = leave || r == me;
-        Comm next;
+        coll::Comm next;
         if (const int rc = MPI_Comm_split(job_.get(), leave ? MPI_UNDEFINED : 0, me, next.out());
             rc != MPI_SUCCESS) {
           return broken(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
@@ -351,7 +352,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
 absl::StatusOr<Event> Session::recover() {
   revoke_all();
   if (!job_) {
-    absl::StatusOr<Comm> fixed = repair_comm(compute_, options_.repair);
+    absl::StatusOr<coll::Comm> fixed = repair_comm(compute_, options_.repair);
     if (!fixed.ok()) return fixed.status();
     compute_ = *std::move(fixed);
     return Event::kRecovered;
@@ -360,7 +361,7 @@ absl::StatusOr<Event> Session::recover() {
   // once its communicator is revoked).
   (void)adopt_spawn();
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
-    absl::StatusOr<Comm> fixed = repair_comm(job_, options_.repair);
+    absl::StatusOr<coll::Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();
     job_ = *std::move(fixed);
     absl::StatusOr<Event> ev = follow();

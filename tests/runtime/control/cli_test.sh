@@ -147,7 +147,18 @@ feed)
   cmp -s "$tmp/hosts" "$tmp/before" || fail "a bad input replaced the hostfile"
   expect_rc 0 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n1 idle 8"
   [ "$(cat "$tmp/hosts")" = "n1 slots=8" ] || fail "stdin feed"
+  # Compressed node lists (sinfo without -N) are expanded; a bad one is named.
+  expect_rc 0 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n[1-3] idle 8"
+  [ "$(cat "$tmp/hosts")" = "$(printf 'n1 slots=8\nn2 slots=8\nn3 slots=8')" ] || fail "node list: $(cat "$tmp/hosts")"
+  expect_rc 2 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n[3-1] idle 8"
+  contains "$err" "<stdin>:1: a range must not run backwards: '3-1'"
   expect_rc 2 "$elastic" feed lsf --input x --hostfile "$tmp/hosts"
+  # Polling (--every) goes on until SIGTERM, then exits 0.
+  "$elastic" feed pbs --input "$data/pbsnodes_a.txt" --hostfile "$tmp/polled" --every 0.05 2>"$tmp/poll.err" &
+  poller=$!
+  wait_for 30 '[ -s "$tmp/polled" ]' || fail "the polling feed wrote nothing: $(cat "$tmp/poll.err")"
+  kill -TERM "$poller"; wait "$poller"; rc=$?
+  [ "$rc" = 0 ] || fail "the polling feed exited $rc on SIGTERM, want 0"
   # Issue 16: --start 1e300 printed "-9223372036854775808 is outside the trace" (UB cast).
   printf 'node,idle_start_unix,idle_end_unix\nn1,1000,2000\n' >"$tmp/trace.csv"
   expect_rc 2 "$elastic" feed trace --trace "$tmp/trace.csv" --hostfile "$tmp/hosts" --nodes 1 --start 1e300

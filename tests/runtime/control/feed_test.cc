@@ -1,11 +1,18 @@
-// Scheduler adapters on recorded outputs (data/): only truly idle nodes become hostfile lines.
+// Scheduler feeds: the table, the parsers on recorded outputs (data/): only truly idle nodes
+// become hostfile lines; and run_feed, once and polling.
 #include "elastic/control/feed.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "elastic/control/atomic_file.h"
+#include "fmt/format.h"
+#include "temp_dir.h"
 
 namespace elastic::rt {
 namespace {
@@ -32,6 +39,21 @@ TEST(FeedSlurm, IdleNodesOnlyOncePerNode) {
   const auto fixed = idle_nodes_from_sinfo(data("sinfo_N_T_c.txt"), 4, "sinfo.txt");
   ASSERT_TRUE(fixed.ok());
   for (const auto& h : *fixed) EXPECT_EQ(h.slots, 4);
+}
+
+TEST(FeedSlurm, CompressedNodeListsAsSinfoWithoutNPrintsThem) {
+  // sinfo -h -o "%N %T %c" of the same machine as sinfo_N_T_c.txt: the same idle nodes.
+  const auto per_node = idle_nodes_from_sinfo(data("sinfo_N_T_c.txt"), 0, "sinfo.txt");
+  const auto grouped = idle_nodes_from_sinfo(data("sinfo_T_c.txt"), 0, "sinfo.txt");
+  ASSERT_TRUE(per_node.ok() && grouped.ok()) << per_node.status() << grouped.status();
+  const auto by_name = [](std::vector<HostEntry> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return v;
+  };
+  EXPECT_EQ(by_name(*grouped), by_name(*per_node));
+  const auto bad = idle_nodes_from_sinfo("n1 idle 4\nn[3-1] idle 4\n", 0, "sinfo.txt");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "sinfo.txt:2: a range must not run backwards: '3-1'");
 }
 
 TEST(FeedSlurm, MalformedLineNamed) {
@@ -69,6 +91,125 @@ TEST(FeedPbs, MalformedNamed) {
   EXPECT_NE(std::string(no_eq.status().message()).find("p.txt:2:"), std::string::npos);
   const auto bad_cpus = idle_nodes_from_pbsnodes("n1\n    state = free\n    np = x\n", 0, "p.txt");
   EXPECT_FALSE(bad_cpus.ok());
+}
+
+TEST(FeedTable, RowsAndLookUp) {
+  std::set<std::string_view> names;
+  for (const Feed& f : feed_table()) {
+    EXPECT_TRUE(names.insert(f.name).second) << "feed " << f.name << " listed twice";
+    EXPECT_FALSE(f.command.empty()) << f.name;
+    EXPECT_NE(f.parse, nullptr) << f.name;
+    EXPECT_EQ(find_feed(f.name), &f);
+    EXPECT_NE(feed_help().find(f.name), std::string::npos) << feed_help();
+  }
+  EXPECT_EQ(find_feed("slurm")->parse, &idle_nodes_from_sinfo);
+  EXPECT_NE(find_feed("slurm")->holders, nullptr);
+  EXPECT_EQ(find_feed("pbs")->parse, &idle_nodes_from_pbsnodes);
+  EXPECT_EQ(find_feed("pbs")->holders, nullptr);
+  EXPECT_EQ(find_feed("lsf"), nullptr);
+  EXPECT_EQ(find_feed("trace"), nullptr);  // a replay, not a scheduler (feed_trace.h)
+}
+
+// A feed whose command prints a recorded sinfo, so that run_feed's command path runs here. The
+// row refers to `command`, which must outlive it.
+Feed sinfo_by_command(const std::string& command) {
+  return Feed{"slurm", command, idle_nodes_from_sinfo, nullptr, ""};
+}
+
+std::string hostfile_text(const std::filesystem::path& p) {
+  auto text = read_file(p);
+  return text.ok() ? *text : "(" + std::string(text.status().message()) + ")";
+}
+
+TEST(RunFeed, OnceFromTheCommandOrARecordedFile) {
+  testing::TempDir dir;
+  const std::atomic<bool> stop{false};
+  const std::string recorded = std::string(ELASTIC_CONTROL_TEST_DATA) + "/sinfo_N_T_c.txt";
+  FeedOptions o;
+  o.hostfile = dir / "hosts";
+  ASSERT_TRUE(run_feed(sinfo_by_command("cat '" + recorded + "'"), o, stop).ok());
+  EXPECT_EQ(hostfile_text(o.hostfile),
+            "nid00002 slots=128\nnid00004 slots=128\nnid00009 slots=64\nnid00014 slots=128\n");
+  o.input = recorded;
+  o.slots = 2;
+  ASSERT_TRUE(run_feed(*find_feed("slurm"), o, stop).ok());
+  EXPECT_EQ(hostfile_text(o.hostfile),
+            "nid00002 slots=2\nnid00004 slots=2\nnid00009 slots=2\nnid00014 slots=2\n");
+  // No idle node at all is a hostfile without nodes, not the old one kept.
+  testing::write_text(dir / "busy.txt", "n1 allocated 8\n");
+  o.input = (dir / "busy.txt").string();
+  ASSERT_TRUE(run_feed(*find_feed("slurm"), o, stop).ok());
+  EXPECT_EQ(hostfile_text(o.hostfile), "");
+}
+
+TEST(RunFeed, OnceBadInputIsReturnedAndTheHostfileKept) {
+  testing::TempDir dir;
+  const std::atomic<bool> stop{false};
+  FeedOptions o;
+  o.hostfile = dir / "hosts";
+  testing::write_text(o.hostfile, "old slots=1\n");
+  o.input = std::string(ELASTIC_CONTROL_TEST_DATA) + "/sinfo_malformed.txt";
+  const absl::Status bad = run_feed(*find_feed("slurm"), o, stop);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("sinfo_malformed.txt:2:"), std::string::npos) << bad;
+  o.input.clear();  // run the command, which fails
+  const absl::Status failed = run_feed(sinfo_by_command("exit 3"), o, stop);
+  EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable) << failed;
+  o.input = (dir / "missing.txt").string();
+  EXPECT_FALSE(run_feed(*find_feed("slurm"), o, stop).ok());
+  EXPECT_EQ(hostfile_text(o.hostfile), "old slots=1\n");
+}
+
+// Polls `hostfile` until it reads `want` (up to 30 s: a bound for a stuck feed, not a timing).
+bool becomes(const std::filesystem::path& hostfile, const std::string& want) {
+  for (int i = 0; i < 3000; ++i) {
+    if (hostfile_text(hostfile) == want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(RunFeed, PollingFollowsTheListingKeepsTheLastGoodOneAndStops) {
+  testing::TempDir dir;
+  std::atomic<bool> stop{false};
+  const std::filesystem::path listing = dir / "listing.txt", calls = dir / "calls";
+  // The command appends a line to `calls` each time it has printed the listing.
+  const std::string command =
+      fmt::format("cat '{}' && echo >> '{}'", listing.string(), calls.string());
+  const Feed feed = sinfo_by_command(command);
+  const auto polls = [&] {
+    const std::string text = hostfile_text(calls);
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  // Replaced atomically (rename), so that a poll never reads half a listing.
+  const auto record = [&](std::string_view text) {
+    testing::write_text(dir / "listing.new", text);
+    std::filesystem::rename(dir / "listing.new", listing);
+  };
+  FeedOptions o;
+  o.hostfile = dir / "hosts";
+  o.every_s = 0.01;
+  record("n1 idle 4\n");
+  absl::Status result = absl::UnknownError("still running");
+  std::thread poller([&] { result = run_feed(feed, o, stop); });
+  EXPECT_TRUE(becomes(o.hostfile, "n1 slots=4\n")) << hostfile_text(o.hostfile);
+  record("n[1-3] idle 4\n");
+  EXPECT_TRUE(becomes(o.hostfile, "n1 slots=4\nn2 slots=4\nn3 slots=4\n"))
+      << hostfile_text(o.hostfile);
+  // A bad listing is reported and skipped: two more polls (so one read it whole) leave the
+  // last good hostfile in place.
+  record("n1 idle many\n");
+  const auto seen = polls();
+  for (int i = 0; i < 3000 && polls() < seen + 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(polls(), seen + 2);
+  EXPECT_EQ(hostfile_text(o.hostfile), "n1 slots=4\nn2 slots=4\nn3 slots=4\n");
+  record("n2 idle 4\n");
+  EXPECT_TRUE(becomes(o.hostfile, "n2 slots=4\n")) << hostfile_text(o.hostfile);
+  stop = true;
+  poller.join();
+  EXPECT_TRUE(result.ok()) << result;
 }
 
 }  // namespace

@@ -159,7 +159,8 @@ TEST(RunLoopSession, KillsExactlyOnce) {
 // leaves, MPI_Comm_split), repairs failures with repair_comm like a standalone Session.
 class ScriptedMembership final : public Membership {
  public:
-  ScriptedMembership(Comm job, const std::int64_t* step) : job_(std::move(job)), step_(step) {}
+  ScriptedMembership(coll::Comm job, const std::int64_t* step)
+      : job_(std::move(job)), step_(step) {}
   MPI_Comm comm() const override { return job_.get(); }
   void report(std::int64_t) override {}
 
@@ -172,7 +173,7 @@ class ScriptedMembership final : public Membership {
     if (flag) return Event::kStop;
     if (!grown_ && *step_ >= 100) {
       grown_ = true;
-      Comm merged;
+      coll::Comm merged;
       if (MPI_Comm_split(MPI_COMM_WORLD, 0, 0, merged.out()) != MPI_SUCCESS) {
         return absl::AbortedError("grow: split failed");
       }
@@ -183,7 +184,7 @@ class ScriptedMembership final : public Membership {
     if (!shrunk_ && *step_ >= 140) {
       shrunk_ = true;
       const bool leaving = job_.rank() == 1;  // a middle rank: survivors get renumbered
-      Comm rest;
+      coll::Comm rest;
       if (MPI_Comm_split(job_.get(), leaving ? MPI_UNDEFINED : 0, job_.rank(), rest.out()) != MPI_SUCCESS) {
         job_.revoke();
         return absl::AbortedError("shrink: split failed");
@@ -201,7 +202,7 @@ class ScriptedMembership final : public Membership {
 
   absl::StatusOr<Event> recover() override {
     job_.revoke();
-    absl::StatusOr<Comm> fixed = repair_comm(job_);
+    absl::StatusOr<coll::Comm> fixed = repair_comm(job_);
     if (!fixed.ok()) return fixed.status();
     job_ = std::move(*fixed);
     return Event::kRecovered;
@@ -211,7 +212,7 @@ class ScriptedMembership final : public Membership {
   void mark_grown() { grown_ = true; }
 
  private:
-  Comm job_;
+  coll::Comm job_;
   const std::int64_t* step_;
   bool grown_ = false;
   bool shrunk_ = false;
@@ -233,7 +234,7 @@ TEST(RunLoopScripted, GrowKillShrink) {
 
   // The initial job is world ranks 0-2; world rank 3 is an idle node that waits (in the split that
   // the job's grow at step 100 completes), then enters run() as a joining rank.
-  Comm start;
+  coll::Comm start;
   ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, joiner ? MPI_UNDEFINED : 0, wrank, start.out()), MPI_SUCCESS);
   if (joiner) {
     ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, 0, start.out()), MPI_SUCCESS);

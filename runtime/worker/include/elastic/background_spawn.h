@@ -9,14 +9,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "elastic/comm.h"
+#include "elastic/collectives/comm.h"
 
 namespace elastic::rt {
 
 // What a rank's part in a series of spawns left: the newest J it belongs to (null when the first
 // spawn failed) and the first error (OK when every spawn succeeded).
 struct SpawnOutcome {
-  Comm job;
+  coll::Comm job;
   absl::Status error;
 };
 

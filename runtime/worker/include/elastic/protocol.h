@@ -108,12 +108,6 @@ absl::StatusOr<Header> decode(const RawHeader& raw, int job_size);
 // LOCAL. A kLeave list: `count` ascending J ranks in [1, job_size), matching the header's list_sum.
 absl::Status validate_leaving(std::span<const int> ranks, const Header& h, int job_size);
 
-// LOCAL wait for `*req` until `deadline` (MPI_Test loop). Checks the return code and, for a
-// completed request, status.MPI_ERROR. Errors as for exchange_ints; on DeadlineExceeded `*req` is
-// still pending.
-absl::Status wait_request(MPI_Request* req, std::chrono::steady_clock::time_point deadline,
-                          const char* what);
-
 // COLLECTIVE over J, bounded. The controller (`root`) sends `data`; every other member receives it
 // (MPI_Iallreduce SUM; receivers' input is zeroed here). Completes on the root only once every
 // member has entered. Checks MPI_Test's return code and the status's MPI_ERROR. On a failure or

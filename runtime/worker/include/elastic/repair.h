@@ -10,7 +10,7 @@
 #include <chrono>
 
 #include "absl/status/statusor.h"
-#include "elastic/comm.h"
+#include "elastic/collectives/comm.h"
 
 namespace elastic::rt {
 
@@ -27,7 +27,7 @@ struct RepairOptions {
 // `broken` is left to the caller (it is still needed to tell who died: see failed_ranks()).
 // Errors: Aborted when max_attempts shrinks all saw new failures, DeadlineExceeded on an
 // agreement that timed out (the caller should give up on the job: its last durable checkpoint).
-absl::StatusOr<Comm> repair_comm(const Comm& broken, const RepairOptions& options = {});
+absl::StatusOr<coll::Comm> repair_comm(const coll::Comm& broken, const RepairOptions& options = {});
 
 // LOCAL. The ranks of `before` that are not in `after` (ascending).
 std::vector<int> missing_ranks(MPI_Comm before, MPI_Comm after);

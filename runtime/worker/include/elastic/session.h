@@ -9,16 +9,16 @@
 // Ranks of comm() are renumbered at every membership change, oldest ranks first.
 #pragma once
 
+#include <mpi.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 
-#include <mpi.h>
-
 #include "absl/status/statusor.h"
 #include "elastic/background_spawn.h"
-#include "elastic/comm.h"
+#include "elastic/collectives/comm.h"
 #include "elastic/repair.h"
 
 namespace elastic::rt {
@@ -96,12 +96,12 @@ class Session {
   void revoke_all();
 
   SessionOptions options_;
-  Comm job_;      // J: controller + ranks (null when standalone)
-  Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
+  coll::Comm job_;       // J: controller + ranks (null when standalone)
+  coll::Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
   BackgroundSpawn spawn_;
   bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;
-  Comm compute_;  // C
+  coll::Comm compute_;  // C
   int generation_ = 0;
   std::int64_t pending_samples_ = 0;
   std::int64_t samples_total_ = 0;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "elastic/comm.h"
+#include "elastic/collectives/comm.h"
 
 namespace elastic::rt {
 
@@ -40,7 +40,7 @@ inline constexpr const char* kEnvProgram = "/usr/bin/env";
 // did not return in time: then `*parent` has been revoked (the other parent ranks, blocked in
 // their part of the spawn, return with an error) and handed to the helper thread, so it is null on
 // return; the abandoned spawn's intercommunicator is revoked and freed if it ever completes.
-absl::StatusOr<Comm> bounded_spawn(const SpawnRequest& request, Comm* parent,
-                                   std::chrono::milliseconds timeout);
+absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm* parent,
+                                         std::chrono::milliseconds timeout);
 
 }  // namespace elastic::rt

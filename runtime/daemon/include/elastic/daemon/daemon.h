@@ -64,11 +64,18 @@ class Daemon {
     alloc::PiecewiseLinear planned_table;
     int learned_generation = -1;  // membership of the last report (the first after a change is noisy)
     int start_failures = 0;       // starts in a row that the launcher refused
+    // Queued, running or to be restarted: a job the plans are for.
+    bool active() const {
+      return rec.state == JobState::kQueued || rec.state == JobState::kRunning ||
+             rec.state == JobState::kToRestart;
+    }
   };
 
   Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal journal, EventLog events,
          std::unique_ptr<HostfileWatcher> watcher);
   void take_hostfile_update(const HostfileUpdate& update);
+  // The job's command as the job's PATH (else elasticd's) finds it.
+  static absl::StatusOr<std::filesystem::path> command_path(const JobSpec& spec);
   void take_queue();
   void poll_jobs();
   // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned

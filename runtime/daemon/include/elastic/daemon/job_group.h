@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "elastic/comm.h"
+#include "elastic/collectives/comm.h"
 #include "elastic/protocol.h"
 
 namespace elastic::rt {
@@ -151,7 +151,7 @@ class JobGroup {
   std::chrono::milliseconds directive_timeout_;
   std::chrono::milliseconds spawn_timeout_;
   std::optional<std::string> fatal_;  // reported by the next poll(): the job cannot go on
-  Comm job_;
+  coll::Comm job_;
   std::vector<std::string> rank_nodes_;  // J rank i+1 was placed on node rank_nodes_[i]
   std::vector<proto::Peer> rank_peers_;  // ... and is process rank_peers_[i] (pid, host)
   std::vector<Departed> departed_;

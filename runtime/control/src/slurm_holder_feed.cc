@@ -1,0 +1,206 @@
+#include "elastic/control/slurm_holder_feed.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "elastic/control/atomic_file.h"
+#include "elastic/control/command.h"
+#include "elastic/control/hostfile.h"
+#include "elastic/control/slurm_holders.h"
+#include "elastic/control/status.h"
+#include "fmt/format.h"
+#include "text.h"
+
+namespace fs = std::filesystem;
+
+namespace elastic::rt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void warn(std::string_view what) { std::cerr << "elastic feed slurm: " << what << "\n"; }
+
+// node -> holder job id, from the <node>.SUFFIX files the holders (leaving) or the feed
+// (released) wrote.
+std::map<std::string, std::string> markers(const fs::path& dir, std::string_view suffix) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(suffix) || name.size() == suffix.size()) continue;
+    absl::StatusOr<std::string> job = read_file(e.path());
+    if (job.ok()) out[name.substr(0, name.size() - suffix.size())] = std::string(trim(*job));
+  }
+  return out;
+}
+
+// No job of elasticd's is on `node` in a snapshot taken after `since` (unix s). Without a
+// status.json (no elasticd) there is nothing to wait for.
+bool vacated(const fs::path& status_path, const std::string& node, double since) {
+  if (status_path.empty()) return true;
+  absl::StatusOr<StatusSnapshot> s = read_status(status_path);
+  if (!s.ok()) return s.status().code() == absl::StatusCode::kNotFound;
+  if (s->time < since) return false;
+  return std::none_of(s->nodes.begin(), s->nodes.end(), [&](const NodeStatus& n) {
+    return n.name == node && (n.state == "busy" || n.state == "leaving");
+  });
+}
+
+class SlurmHolderFeed {
+ public:
+  SlurmHolderFeed(const Feed& feed, const HolderFeedOptions& o) : feed_(feed), o_(o) {
+    const char* user = std::getenv("USER");
+    user_ = user != nullptr && *user != '\0' ? user : std::to_string(::getuid());
+  }
+
+  // squeue + sinfo + submissions. InvalidArgument only for a partition that does not exist.
+  absl::Status poll_scheduler() {
+    if (!seen_) {  // once: each later poll costs slurmctld two RPCs (squeue, sinfo)
+      absl::StatusOr<std::string> parts =
+          run_capture(fmt::format("sinfo -h -o %P -p {}", shell_quote(o_.partition)));
+      if (!parts.ok()) return keep(parts.status());
+      if (trim(*parts).empty()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "--partition: Slurm has no partition '{}' (sinfo -p lists nothing)", o_.partition));
+      }
+    }
+    const std::string squeue = fmt::format("squeue -h -u {} -p {} -o \"{}\"", shell_quote(user_),
+                                           shell_quote(o_.partition), kHolderSqueueFormat);
+    absl::StatusOr<std::string> q = run_capture(squeue);
+    if (!q.ok()) return keep(q.status());
+    absl::StatusOr<std::vector<HolderJob>> holders = holders_from_squeue(*q, squeue);
+    if (!holders.ok()) return keep(holders.status());
+    const std::string sinfo = fmt::format("{} -p {}", feed_.command, shell_quote(o_.partition));
+    absl::StatusOr<std::string> i = run_capture(sinfo);
+    if (!i.ok()) return keep(i.status());
+    absl::StatusOr<std::vector<HostEntry>> idle = feed_.parse(*i, 0, sinfo);
+    if (!idle.ok()) return keep(idle.status());
+    holders_ = std::move(*holders);
+    idle_.clear();
+    for (const HostEntry& h : *idle) idle_.push_back(h.name);
+    seen_ = true;
+    forget_gone_holders();
+    submit();
+    return absl::OkStatus();
+  }
+
+  // Leaving and released files, the hostfile. Every 0.1 s.
+  absl::Status mirror() {
+    if (!seen_) return absl::OkStatus();  // Slurm never answered yet: the hostfile stays as it is
+    leaving_ = markers(o_.holder_dir, ".leaving");
+    HolderPlan plan = plan_holders(input(0));
+    if (const std::string body = format_hostfile(plan.granted); body != written_) {
+      if (absl::Status s = write_hostfile(o_.hostfile, plan.granted); !s.ok()) return s;
+      written_ = body;
+      written_at_ = unix_now();
+      std::cerr << fmt::format("elastic feed slurm: {} held node(s){} -> {}\n", plan.granted.size(),
+                               leaving_.empty() ? "" : fmt::format(", {} leaving", leaving_.size()),
+                               o_.hostfile.string());
+    }
+    const std::map<std::string, std::string> released = markers(o_.holder_dir, ".released");
+    for (const auto& [node, job] : leaving_) {
+      const auto r = released.find(node);
+      if (r != released.end() && r->second == job) continue;
+      if (!vacated(o_.status_path, node, written_at_)) continue;
+      if (absl::Status s =
+              write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0644);
+          !s.ok()) {
+        warn(std::string(s.message()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status keep(const absl::Status& s) {
+    warn(fmt::format("{} (keeping the hostfile)", std::string(s.message())));
+    return absl::OkStatus();
+  }
+
+  HolderInput input(int budget) const {
+    return HolderInput{holders_, idle_, leaving_, o_.max_holders, budget, o_.slots};
+  }
+
+  // A holder that left squeue is over: its marker files go, so a new holder starts clean.
+  void forget_gone_holders() {
+    std::set<std::string> live;
+    for (const HolderJob& h : holders_) live.insert(h.job_id);
+    for (std::string_view suffix : {".leaving", ".released"}) {
+      for (const auto& [node, job] : markers(o_.holder_dir, suffix)) {
+        if (!live.contains(job)) fs::remove(o_.holder_dir / (node + std::string(suffix)));
+      }
+    }
+  }
+
+  void submit() {
+    const Clock::time_point now = Clock::now();
+    const double burst = std::max(1.0, o_.submit_per_s);
+    tokens_ = std::min(
+        burst, tokens_ + o_.submit_per_s * std::chrono::duration<double>(now - refilled_).count());
+    refilled_ = now;
+    for (const std::string& node : plan_holders(input(static_cast<int>(tokens_))).submit) {
+      tokens_ -= 1;
+      const std::string cmd = fmt::format(
+          "sbatch --parsable -Q -p {} -N1 -w {} -J {} -o {} --open-mode=append --no-requeue --wrap "
+          "{}",
+          shell_quote(o_.partition), shell_quote(node),
+          shell_quote(std::string(kHolderJobPrefix) + node),
+          shell_quote((o_.holder_dir / (node + ".out")).string()),
+          shell_quote("exec " + o_.holder_command));
+      absl::StatusOr<std::string> id = run_capture(cmd);
+      if (!id.ok()) {
+        warn(fmt::format("holder for {} refused: {}", node, std::string(id.status().message())));
+        return;  // retried at the next poll, within the rate limit
+      }
+      holders_.push_back(HolderJob{std::string(trim(*id)), node, "PENDING", 1});
+    }
+  }
+
+  const Feed& feed_;
+  const HolderFeedOptions& o_;
+  std::string user_;
+  std::vector<HolderJob> holders_;
+  std::vector<std::string> idle_;
+  std::map<std::string, std::string> leaving_;
+  bool seen_ = false;
+  std::string written_ = "\x01";  // nothing written yet: the first mirror writes the file
+  double written_at_ = 0;
+  double tokens_ = 0;
+  Clock::time_point refilled_ = Clock::now();
+};
+
+}  // namespace
+
+absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
+                               const std::atomic<bool>& stop) {
+  std::error_code ec;
+  fs::create_directories(o.holder_dir, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(
+        fmt::format("--holder-dir {}: {}", o.holder_dir.string(), ec.message()));
+  }
+  SlurmHolderFeed holders(feed, o);
+  Clock::time_point next_poll = Clock::now();
+  while (!stop.load()) {
+    if (Clock::now() >= next_poll) {
+      if (absl::Status s = holders.poll_scheduler(); !s.ok()) return s;
+      next_poll = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(o.every_s));
+    }
+    if (absl::Status s = holders.mirror(); !s.ok()) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace elastic::rt

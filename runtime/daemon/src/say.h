@@ -1,0 +1,19 @@
+// How elasticd reports: say() writes one line to stderr, msg() is a status's message as a string
+// (Debian's Abseil has its own string_view). Shared by daemon.cc and daemon_jobs.cc.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace elastic::rt {
+
+inline std::string msg(const absl::Status& s) { return std::string(s.message()); }
+
+inline void say(const std::string& line) {
+  std::fprintf(stderr, "elasticd: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace elastic::rt
