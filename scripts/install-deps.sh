@@ -25,7 +25,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkgconf git ca-certificates xz-utils
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev libsqlite3-dev
+  libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev clang-format
   gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux gdb
   munge slurmctld slurmd slurm-client
 )

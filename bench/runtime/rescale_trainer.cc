@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "elastic/run.h"
+#include "elastic/worker/run.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "elastic/session.h"
+#include "elastic/worker/session.h"
 
 int main(int argc, char** argv) {
   using elastic::rt::Event;

@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <string>
 
-#include "elastic/run.h"
-#include "elastic/session.h"
+#include "elastic/worker/run.h"
+#include "elastic/worker/session.h"
 #include "idx_reader.h"
 #include "mlp.h"
 

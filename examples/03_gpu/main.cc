@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "elastic/collectives/factory.h"
-#include "elastic/run.h"
-#include "elastic/session.h"
+#include "elastic/worker/run.h"
+#include "elastic/worker/session.h"
 #include "gpu_mlp.h"
 #include "idx_reader.h"
 #include "mlp.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, then configures, builds and runs a separate
 # project that uses find_package(elastic): `consumer` (allocator) and, when the package has the
-# control plane, `consumer_control`. Arguments: BUILD_DIR SOURCE_DIR MPI_HOME.
+# MPI runtime, `consumer_control` and `consumer_worker` (a one-process Session, no mpirun).
+# Arguments: BUILD_DIR SOURCE_DIR MPI_HOME.
 set -euo pipefail
 build=$1 source=$2 mpi_home=$3
 work=$(mktemp -d)
@@ -12,3 +13,4 @@ cmake -S "$source/tests/install/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="
 cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 "$work/build/consumer"
 if [[ -x "$work/build/consumer_control" ]]; then "$work/build/consumer_control"; fi
+if [[ -x "$work/build/consumer_worker" ]]; then "$work/build/consumer_worker"; fi

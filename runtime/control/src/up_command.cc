@@ -10,10 +10,12 @@ std::vector<std::string> compose_up_command(const UpOptions& o) {
   if (!o.fake_nodes && !o.launch_agent.empty()) {
     argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
   }
+  if (!o.fake_nodes && o.slurm_steps) argv.push_back("--leave-session-attached");
   argv.insert(argv.end(), o.mpirun_args.begin(), o.mpirun_args.end());
   argv.insert(argv.end(), {o.elasticd.string(), "--hostfile", o.hostfile.string(), "--state-dir",
                            o.state_dir.string()});
   if (o.fake_nodes) argv.push_back("--fake-nodes");
+  if (!o.fake_nodes && o.slurm_steps) argv.push_back("--ranks-ignore-sigterm");
   argv.insert(argv.end(), o.elasticd_args.begin(), o.elasticd_args.end());
   return argv;
 }

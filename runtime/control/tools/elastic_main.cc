@@ -307,6 +307,7 @@ struct UpArgs {
   int fake_nodes = 0;
   int slots = 2;
   bool dry_run = false;
+  bool slurm_steps = false;
   std::vector<std::string> mpi_args, daemon_args;
 };
 
@@ -349,9 +350,10 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   }
   if (a.fake_nodes > 0) {
     // Label mode: every rank runs on this machine, so there is no remote daemon to launch.
-    if (!a.agent.empty()) {
+    if (!a.agent.empty() || a.slurm_steps) {
       return fail(absl::InvalidArgumentError(
-          "--agent: fake nodes need no launch agent (every rank runs on this machine)"));
+          fmt::format("{}: fake nodes need no launch agent (every rank runs on this machine)",
+                      a.slurm_steps ? "--slurm-steps" : "--agent")));
     }
     o.fake_nodes = true;
     // STATE/fake_hostfile belongs to `up` and is rewritten; a --hostfile FILE that exists belongs
@@ -373,6 +375,8 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   } else {
     o.hostfile = fs::absolute(a.hostfile);
     if (!a.agent.empty()) o.launch_agent = fs::absolute(a.agent);
+    o.slurm_steps = a.slurm_steps;
+    if (a.slurm_steps && a.agent.empty()) o.launch_agent = exe_dir() / "elastic-slurm-agent";
     if (absl::StatusOr<std::vector<HostEntry>> h = read_hostfile(o.hostfile); !h.ok()) {
       return fail(h.status());
     }
@@ -503,6 +507,9 @@ int main(int argc, char** argv) {
   up->add_option("--agent", up_args.agent,
                  "Launch agent for PRRTE's daemons (plm_ssh_agent; default ssh; not with "
                  "--fake-nodes)");
+  up->add_flag("--slurm-steps", up_args.slurm_steps,
+               "Run our processes on each Slurm-fed node as steps of its holder job "
+               "(elastic-slurm-agent, beside elastic, unless --agent; see docs/slurm.md)");
   up->add_option("--mpi-arg", up_args.mpi_args, "Extra mpirun argument (repeatable)")
       ->allow_extra_args(false);
   up->add_option("--daemon-arg", up_args.daemon_args, "Extra elasticd argument (repeatable)")

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "elastic/collectives/mpi_check.h"
-#include "elastic/membership_error.h"
+#include "elastic/worker/internal/membership_error.h"
 #include "fmt/format.h"
 
 namespace elastic::rt {

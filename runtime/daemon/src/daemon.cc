@@ -79,6 +79,7 @@ Daemon::Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal jou
   int len = 0;
   MPI_Get_processor_name(host, &len);
   placement_.fake_nodes = options_.fake_nodes;
+  placement_.ranks_ignore_sigterm = options_.ranks_ignore_sigterm;
   placement_.head_host = std::string(host, static_cast<std::size_t>(len));
   if (options_.ranks_per_node > 0) {
     default_ranks_ = options_.ranks_per_node;

@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   app.add_flag("--fake-nodes", o.fake_nodes,
                "Label mode (a fallback where no cluster in a box can be built): hostfile names "
                "are labels and every rank runs on this host");
+  app.add_flag("--ranks-ignore-sigterm", o.ranks_ignore_sigterm,
+               "Ranks ignore SIGTERM (set by `elastic up --slurm-steps`: a preemption signals "
+               "every step of a holder job, and the holder's notice moves the ranks off instead)");
   app.add_option("--ranks-per-node", o.ranks_per_node, "Default ranks per node (0 = hwloc)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--debounce-s", o.debounce_s, "Plan at most this often after events")

@@ -10,9 +10,9 @@
 #include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
 #include "elastic/daemon/bounded_spawn.h"
-#include "elastic/membership_error.h"
-#include "elastic/protocol.h"
-#include "elastic/repair.h"
+#include "elastic/worker/internal/membership_error.h"
+#include "elastic/worker/internal/protocol.h"
+#include "elastic/worker/internal/repair.h"
 #include "fmt/format.h"
 
 namespace elastic::rt {
@@ -73,8 +73,9 @@ absl::Status JobGroup::exchange(std::span<int> data, const char* what) {
   return membership_error(st);
 }
 
-absl::Status JobGroup::header(int directive, int count, int reason, int list_sum) {
-  proto::Header h{static_cast<proto::Directive>(directive), count, generation_, reason, list_sum};
+absl::Status JobGroup::header(proto::Directive directive, int count, proto::Reason reason,
+                              int list_sum) {
+  proto::Header h{directive, count, generation_, reason, list_sum};
   proto::RawHeader raw = proto::encode(h);
   return exchange(raw, "directive");
 }
@@ -87,9 +88,9 @@ absl::Status JobGroup::send_int(int dest, int tag, int value) {
   return st;
 }
 
-absl::Status JobGroup::resume(int reason) {
+absl::Status JobGroup::resume(proto::Reason reason) {
   // The ranks form C among themselves (MPI_Comm_create_group): nothing more for the controller.
-  return header(static_cast<int>(proto::Directive::kResume), 0, reason);
+  return header(proto::Directive::kResume, 0, reason);
 }
 
 absl::Status JobGroup::spawn_node(const std::string& node, int more) {
@@ -112,6 +113,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
              "ELASTIC_STDERR=" + spec_.stderr_path.string(),
              "ELASTIC_CHECKPOINT=" + spec_.checkpoint_path.string()};
   if (placement_.fake_nodes) req.env.push_back("ELASTIC_FAKE_NODE=" + node);
+  if (placement_.ranks_ignore_sigterm) req.env.push_back("ELASTIC_IGNORE_SIGTERM=1");
   for (const auto& [k, v] : spec_.env) req.env.push_back(k + "=" + v);
   const bool first = !job_;
   absl::StatusOr<coll::Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
@@ -146,7 +148,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   return absl::OkStatus();
 }
 
-absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, int reason) {
+absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, proto::Reason reason) {
   const int count = static_cast<int>(nodes.size());
   absl::Status refused;
   for (int i = 0; i < count; ++i) {
@@ -172,7 +174,7 @@ absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, int reas
 absl::Status JobGroup::start(const std::vector<std::string>& nodes) {
   if (nodes.empty()) return absl::InvalidArgumentError("start: no nodes");
   generation_ = 1;
-  return add_nodes(nodes, /*reason=*/2);
+  return add_nodes(nodes, proto::Reason::kStart);
 }
 
 absl::Status JobGroup::await_spawn_confirmation() {
@@ -203,7 +205,7 @@ absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
   }
   if (absl::Status st = await_spawn_confirmation(); !st.ok()) return st;
   ++generation_;
-  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count), /*reason=*/0);
+  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count), proto::Reason::kPlan);
 }
 
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
@@ -218,8 +220,9 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   if (leaving.size() == rank_nodes_.size()) return stop(true);
   if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
   ++generation_;
-  if (absl::Status st = header(static_cast<int>(proto::Directive::kLeave),
-                               static_cast<int>(leaving.size()), 0, proto::list_checksum(leaving));
+  if (absl::Status st = header(proto::Directive::kLeave,
+                               static_cast<int>(leaving.size()), proto::Reason::kPlan,
+                               proto::list_checksum(leaving));
       !st.ok()) {
     return handle_error(st);
   }
@@ -235,7 +238,7 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
     depart(static_cast<std::size_t>(*it - 1));
   }
-  if (absl::Status st = resume(0); !st.ok()) return handle_error(st);
+  if (absl::Status st = resume(proto::Reason::kPlan); !st.ok()) return handle_error(st);
   return absl::OkStatus();
 }
 
@@ -267,7 +270,7 @@ void JobGroup::take_last_progress() {
 absl::Status JobGroup::stop(bool wait_boundary) {
   if (!job_) return absl::OkStatus();
   absl::Status st = wait_boundary ? send_order() : absl::OkStatus();
-  if (st.ok()) st = header(static_cast<int>(proto::Directive::kStop), 0, 0);
+  if (st.ok()) st = header(proto::Directive::kStop, 0, proto::Reason::kPlan);
   if (!st.ok()) {
     abort();
     return st;
@@ -329,7 +332,7 @@ absl::Status JobGroup::repair() {
   for (const std::string& n : rank_nodes_) {
     if (std::find(lost_.begin(), lost_.end(), n) != lost_.end()) partial.push_back(n);
   }
-  if (absl::Status st = resume(1); !st.ok()) {
+  if (absl::Status st = resume(proto::Reason::kRepair); !st.ok()) {
     if (absl::IsAborted(st)) return repair();
     abort();
     return st;

@@ -13,7 +13,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
-#include "elastic/training/state.h"
+#include "elastic/worker/state.h"
 #include "src/bytes.h"
 #include "src/crc32.h"
 

@@ -1,5 +1,5 @@
 // Exactly-once elastic sharding (see sampler.h for the invariant).
-#include "elastic/training/sampler.h"
+#include "elastic/worker/sampler.h"
 
 #include <algorithm>
 #include <stdexcept>

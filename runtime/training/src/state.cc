@@ -1,6 +1,6 @@
 // State: registration, in-memory commit/restore, sync by broadcast (see state.h). Checkpoint file
 // I/O lives in checkpoint_file.cc.
-#include "elastic/training/state.h"
+#include "elastic/worker/state.h"
 
 #include <cstring>
 #include <utility>

@@ -1,12 +1,12 @@
-#include "elastic/background_spawn.h"
+#include "elastic/worker/internal/background_spawn.h"
 
 #include <mpi-ext.h>
 
 #include <utility>
 
 #include "elastic/collectives/mpi_check.h"
-#include "elastic/membership_error.h"
-#include "elastic/protocol.h"
+#include "elastic/worker/internal/membership_error.h"
+#include "elastic/worker/internal/protocol.h"
 
 namespace elastic::rt {
 

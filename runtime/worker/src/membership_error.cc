@@ -1,4 +1,4 @@
-#include "elastic/membership_error.h"
+#include "elastic/worker/internal/membership_error.h"
 
 namespace elastic::rt {
 

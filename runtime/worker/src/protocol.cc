@@ -1,6 +1,6 @@
 // Header encoding/validation and the bounded directive exchange of the controller <-> rank
 // protocol (protocol.h).
-#include "elastic/protocol.h"
+#include "elastic/worker/internal/protocol.h"
 
 #include <unistd.h>
 
@@ -41,7 +41,7 @@ int checksum(std::span<const int> values) {
 }
 
 RawHeader encode(const Header& h) {
-  RawHeader raw{kMagic, static_cast<int>(h.directive), h.count, h.generation, h.reason, h.list_sum,
+  RawHeader raw{kMagic, static_cast<int>(h.directive), h.count, h.generation, static_cast<int>(h.reason), h.list_sum,
                 0};
   raw[kHeaderInts - 1] = checksum(std::span<const int>(raw.data(), kHeaderInts - 1));
   return raw;
@@ -57,7 +57,10 @@ absl::StatusOr<Header> decode(const RawHeader& raw, int job_size) {
   if (raw[1] < static_cast<int>(Directive::kLeave) || raw[1] > static_cast<int>(Directive::kStop)) {
     return invalid(absl::StrCat("unknown directive ", raw[1]));
   }
-  Header h{static_cast<Directive>(raw[1]), raw[2], raw[3], raw[4], raw[5]};
+  if (raw[4] < static_cast<int>(Reason::kPlan) || raw[4] > static_cast<int>(Reason::kStart)) {
+    return invalid(absl::StrCat("unknown reason ", raw[4]));
+  }
+  Header h{static_cast<Directive>(raw[1]), raw[2], raw[3], static_cast<Reason>(raw[4]), raw[5]};
   const bool leave = h.directive == Directive::kLeave;
   // A kLeave keeps at least one rank (the controller stops a job that would keep none).
   if (h.count < 0 || (leave && (h.count < 1 || h.count > job_size - 2)) ||
@@ -65,8 +68,8 @@ absl::StatusOr<Header> decode(const RawHeader& raw, int job_size) {
     return invalid(
         absl::StrCat("count ", h.count, " for directive ", raw[1], " in a job of ", job_size));
   }
-  if (h.generation < 0 || h.reason < 0 || h.reason > 2) {
-    return invalid(absl::StrCat("generation ", h.generation, " reason ", h.reason));
+  if (h.generation < 0) {
+    return invalid(absl::StrCat("generation ", h.generation));
   }
   return h;
 }

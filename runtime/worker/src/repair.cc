@@ -1,4 +1,4 @@
-#include "elastic/repair.h"
+#include "elastic/worker/internal/repair.h"
 
 #include <mpi-ext.h>
 

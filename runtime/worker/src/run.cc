@@ -1,6 +1,6 @@
 // The elastic run loop (run.h): one step, one commit, one step boundary at a time; any failure is
 // turned into recover -> restore -> re-form, any membership change into commit -> re-form.
-#include "elastic/run.h"
+#include "elastic/worker/run.h"
 
 #include <cstdio>
 #include <string>

@@ -1,4 +1,4 @@
-#include "elastic/session.h"
+#include "elastic/worker/session.h"
 
 #include <mpi-ext.h>
 #include <unistd.h>
@@ -15,8 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
-#include "elastic/membership_error.h"
-#include "elastic/protocol.h"
+#include "elastic/worker/internal/background_spawn.h"
+#include "elastic/worker/internal/membership_error.h"
+#include "elastic/worker/internal/protocol.h"
+#include "elastic/worker/internal/repair.h"
 
 namespace elastic::rt {
 
@@ -62,6 +64,13 @@ absl::StatusOr<std::unique_ptr<Session>> Session::init(int* argc, char*** argv,
   struct sigaction old = {};
   if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
     std::signal(SIGPIPE, SIG_IGN);
+  }
+  // On a Slurm-fed node our processes run as a step of the holder job (elastic-slurm-agent), and a
+  // preemption sends SIGTERM to every process of the job at once. The notice reaches elasticd
+  // through the holder, which moves this rank off the node; dying on the signal would turn the
+  // notice into a failure. elasticd --ranks-ignore-sigterm asks for this (ELASTIC_IGNORE_SIGTERM).
+  if (const char* v = std::getenv("ELASTIC_IGNORE_SIGTERM"); v != nullptr && *v == '1') {
+    std::signal(SIGTERM, SIG_IGN);
   }
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -124,7 +133,7 @@ absl::StatusOr<Event> Session::join_spawns() {
     return absl::AbortedError(absl::StrCat("invalid spawn count ", more, " from the controller"));
   }
   if (more > 0) {
-    spawn_.start(job_.get(), more, /*threaded=*/false, deadline);
+    spawn_->start(job_.get(), more, /*threaded=*/false, deadline);
     if (absl::Status st = adopt_spawn(); !st.ok()) {
       revoke_all();
       return st;
@@ -132,6 +141,9 @@ absl::StatusOr<Event> Session::join_spawns() {
   }
   return follow();
 }
+
+Session::Session(SessionOptions options)
+    : options_(options), spawn_(std::make_unique<BackgroundSpawn>()) {}
 
 Session::~Session() {
   if (progress_req_ != MPI_REQUEST_NULL) {
@@ -197,7 +209,7 @@ absl::StatusOr<Event> Session::follow() {
       case proto::Directive::kResume: {
         const bool grown = !compute_ || compute_.size() != job_.size() - 1;
         if (absl::Status st = make_compute(job_.get(), compute_); !st.ok()) return broken(st);
-        return changed || grown || h->reason != 0 ? Event::kChanged : Event::kContinue;
+        return changed || grown || h->reason != proto::Reason::kPlan ? Event::kChanged : Event::kContinue;
       }
       case proto::Directive::kStop:
         return Event::kStop;
@@ -212,7 +224,7 @@ absl::Status Session::send_progress(bool force) {
   // waits for the next communicator given the same index, whose creation then aborts the
   // process ("PML OB1 received a message from a rank outside the valid range": elasticd died so
   // in the e2e churn case, in MPI_Comm_spawn). Forced reports come after the switch.
-  if (!force && (spawn_.active() || next_job_)) return absl::OkStatus();
+  if (!force && (spawn_->active() || next_job_)) return absl::OkStatus();
   const auto now = Clock::now();
   if (!force && now - last_progress_ < options_.progress_period) return absl::OkStatus();
   if (progress_req_ != MPI_REQUEST_NULL) {
@@ -241,8 +253,8 @@ absl::Status Session::send_progress(bool force) {
 }
 
 absl::Status Session::settle_spawn() {
-  if (!spawn_.active()) return absl::OkStatus();
-  SpawnOutcome out = spawn_.take();
+  if (!spawn_->active()) return absl::OkStatus();
+  SpawnOutcome out = spawn_->take();
   if (out.job) next_job_ = std::move(out.job);
   if (absl::IsUnavailable(out.error)) {
     // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
@@ -263,14 +275,14 @@ void Session::revoke_all() {
   compute_.revoke();
   job_.revoke();
   next_job_.revoke();
-  spawn_.revoke();
+  spawn_->revoke();
 }
 
 absl::StatusOr<Event> Session::step_boundary(bool done) {
   double order = 0;
   double spawns = 0;
-  if (spawn_.active()) ++grow_overlap_steps_;
-  if (job_ && spawn_.finished()) {
+  if (spawn_->active()) ++grow_overlap_steps_;
+  if (job_ && spawn_->finished()) {
     if (absl::Status st = settle_spawn(); !st.ok()) {
       revoke_all();
       return st;
@@ -279,7 +291,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
   if (job_ && compute_.rank() == 0) {
     // Orders and grows reach the leader on J (no grow is ever announced while one is under way).
     for (const int tag : {proto::kTagOrder, proto::kTagSpawns}) {
-      if (tag == proto::kTagSpawns && (spawn_.active() || next_job_)) continue;
+      if (tag == proto::kTagSpawns && (spawn_->active() || next_job_)) continue;
       int flag = 0;
       MPI_Status status;
       ELASTIC_MPI_CHECK(MPI_Iprobe(0, tag, job_.get(), &flag, &status));
@@ -324,7 +336,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
       ELASTIC_MPI_CHECK(MPI_Send(&count, 1, MPI_INT, 0, proto::kTagSpawns, job_.get()));
     }
     grow_overlap_steps_ = 0;
-    spawn_.start(job_.get(), count, threaded_, Clock::now() + options_.directive_timeout);
+    spawn_->start(job_.get(), count, threaded_, Clock::now() + options_.directive_timeout);
   }
   const bool grown = buf[kReady] == static_cast<double>(compute_.size());
   if (buf[kOrder] == 0 && !finishing && !grown) {
@@ -381,7 +393,7 @@ void Session::exit(int code) {
   alarm(kFinalizeTimeoutS);  // also bounds the sends below if the controller is gone
   if (progress_req_ != MPI_REQUEST_NULL) MPI_Wait(&progress_req_, MPI_STATUS_IGNORE);
   // Not while a grow builds the next J (see send_progress): the controller may have freed J.
-  if (job_ && code != 0 && !spawn_.active() && !next_job_) {
+  if (job_ && code != 0 && !spawn_->active() && !next_job_) {
     int payload[2] = {code, job_.rank()};
     MPI_Send(payload, 2, MPI_INT, 0, proto::kTagExit, job_.get());  // eager: never blocks long
   }
@@ -389,9 +401,9 @@ void Session::exit(int code) {
   // process to ULFM, so they could wait forever). J stays: the controller must still receive the
   // kTagExit above; it revokes J itself when it does.
   if (code != 0) compute_.revoke();
-  if (spawn_.active()) {
-    spawn_.revoke();
-    (void)spawn_.take();
+  if (spawn_->active()) {
+    spawn_->revoke();
+    (void)spawn_->take();
   }
   compute_.reset();
   next_job_.reset();

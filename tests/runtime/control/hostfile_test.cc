@@ -131,6 +131,26 @@ TEST(UpCommand, ClusterModeGivesElasticdTheHostfileAndMpirunTheAgent) {
   EXPECT_EQ(shell_join({"it's"}), "'it'\\''s'");
 }
 
+// Slurm steps: PRRTE's daemons stay attached to the Slurm agent (else a daemon for a host added at
+// run time daemonizes out of the holder's step) and elasticd tells the ranks to ignore SIGTERM.
+TEST(UpCommand, SlurmStepsKeepDaemonsAttachedAndRanksOnSigterm) {
+  UpOptions o;
+  o.mpirun = "mpirun";
+  o.elasticd = "/b/elasticd";
+  o.hostfile = "/s/hosts";
+  o.state_dir = "/s";
+  o.launch_agent = "/b/elastic-slurm-agent";
+  o.slurm_steps = true;
+  EXPECT_EQ(shell_join(compose_up_command(o)),
+            "mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
+            "/b/elastic-slurm-agent --leave-session-attached /b/elasticd --hostfile /s/hosts "
+            "--state-dir /s --ranks-ignore-sigterm");
+  o.fake_nodes = true;  // label mode has no remote daemons: nothing of this applies
+  const auto fake = compose_up_command(o);
+  EXPECT_EQ(std::count(fake.begin(), fake.end(), "--leave-session-attached"), 0);
+  EXPECT_EQ(std::count(fake.begin(), fake.end(), "--ranks-ignore-sigterm"), 0);
+}
+
 // Fake nodes are labels: mpirun must get neither the hostfile nor an agent (a PRRTE daemon per
 // fake node takes only one spawn), and elasticd must be told to run every rank here.
 TEST(UpCommand, FakeNodeModeKeepsTheHostfileFromMpirun) {

@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "elastic/session.h"
+#include "elastic/worker/session.h"
 
 namespace {
 

@@ -12,6 +12,14 @@
 #              repair, no rank of ours left in the host's process table when the main job starts),
 #              the holder leaves on release, and after the main job the holder comes back
 #              and the job grows again; the job finishes with a correct allreduce at every step
+#   steps      as shrink, but elasticd runs with `elastic up --slurm-steps`' launch line: PRRTE's
+#              daemon and the ranks on each node run as a step of its holder job
+#              (elastic-slurm-agent). A preemption is still a notice (shrink, no ULFM repair, the
+#              daemon survives the SIGTERM until the holder leaves), and when Slurm ends the holder
+#              nothing of ours is left on the node, daemon included; a holder killed without
+#              notice (elasticd frozen, so the holder waits out --max-wait-s) takes its node's
+#              daemon and ranks with it (a node loss the job survives); the job grows back onto new
+#              holders each time and finishes
 #   bad_input  no such partition (exit 2, named), sbatch refused (drained partition: the feed
 #              says so and keeps going), slurmctld down (the last good hostfile kept)
 set -u
@@ -118,6 +126,96 @@ case_shrink() {
   [ "$(out e | grep -c '^recovered')" = 0 ] && [ "$(count_events node_lost)" = 0 ] ||
     fail "a preemption was handled as a failure"
   [ "$released" -ge $((cycles - 1)) ] || fail "only $released of $cycles holders left on release"
+  ranks_on_their_hosts || fail "ranks not on their hosts"
+}
+
+# Our processes on host $1: its PRRTE daemon (prted) and this test's ranks.
+our_pids() { { pgrep -f "$(dirname "$MPIRUN")/prted" | grep -Fxf <("$BOX" pids "$1"); rank_pids "$1"; } | sort -u; }
+# The command names from pid $1 up to the host's init (a step's processes descend from slurmstepd).
+ancestry() {
+  local p=$1 names=
+  while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+    names="$names $(ps -o comm= -p "$p")"
+    p=$(ps -o ppid= -p "$p" | tr -d ' ')
+  done
+  echo "$names"
+}
+# steps_daemon: elasticd as `elastic up --slurm-steps` starts it (its --dry-run line: the agent,
+# --leave-session-attached, --ranks-ignore-sigterm), with the box's network settings.
+steps_daemon() {
+  local line a i net=()
+  # The box's network settings, not its launch agent (--prtemca plm_ssh_agent AGENT).
+  for ((i = 0; i < ${#BOX_MPIRUN_ARGS[@]}; i++)); do
+    if [ "${BOX_MPIRUN_ARGS[i + 1]:-}" = plm_ssh_agent ]; then i=$((i + 2)); continue; fi
+    net+=("--mpi-arg=${BOX_MPIRUN_ARGS[i]}")
+  done
+  line=$("$ELASTIC" --state-dir "$S" up --hostfile "$H" --slurm-steps --mpirun "$MPIRUN" \
+    --elasticd "$ELASTICD" "${net[@]}" --daemon-arg=--ranks-per-node --daemon-arg=1 \
+    --daemon-arg=--grace-s --daemon-arg=20 --daemon-arg=--debounce-s --daemon-arg=0.1 --dry-run) ||
+    fail "elastic up --slurm-steps --dry-run"
+  echo "launch line: $line"
+  for a in elastic-slurm-agent --leave-session-attached --ranks-ignore-sigterm; do
+    echo "$line" | grep -q -- "$a" || fail "the --slurm-steps line lacks $a"
+  done
+  rm -f "$S/status.json"
+  "$BOX" exec h0 /usr/bin/env SLURM_CONF="$("$BOX" slurm-conf)" /bin/sh -c "exec $line" \
+    >> "$T/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  wait_for 30 "[ -s $S/status.json ]" || fail "elasticd did not start"
+}
+
+case_steps() {
+  local node i pids before dpid
+  start_feed
+  wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
+  steps_daemon
+  STEP_US=10000 SUBMIT_TOML=$(linear_scaling 4) submit e 10000000 1 4 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not reach 4 ranks"
+  for ((i = 1; i <= BOX_HOSTS; i++)); do
+    pids=$(our_pids "h$i")
+    [ -n "$pids" ] || fail "nothing of ours on h$i"
+    for p in $pids; do
+      ancestry "$p" | grep -qw slurmstepd || fail "h$i: $(ps -o comm= -p "$p") ($p) is not in a Slurm step: $(ancestry "$p")"
+    done
+  done
+  echo "every node's daemon and ranks run in a step of its holder"
+  for i in 1 2; do
+    [ "$(job_state e)" = running ] || fail "job no longer running at preemption $i"
+    rm -f "$T/main.start"
+    before=$(count_events node_released)
+    submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+    wait_for 30 "[ -s $T/main.start ]" || fail "main job $i did not start"
+    node=$(slurm squeue -h -p main -o %N)
+    [ "$(count_events node_released "\"$node\"")" -ge 1 ] && [ "$(count_events node_released)" -gt "$before" ] ||
+      fail "main job $i started on $node before elasticd released it"
+    # The holder has gone, and Slurm with it took the step: nothing of ours, daemon included.
+    wait_for 5 '[ -z "$(our_pids "$node")" ]' || fail "left on $node beside main job $i: $(our_pids "$node" | tr '\n' ' ')"
+    echo "preemption $i: $node released on notice, nothing of ours left beside the main job"
+    wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "main job $i did not end"
+    wait_filled 30 || fail "holders did not come back after main job $i"
+    wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not grow back after preemption $i"
+  done
+  # An eviction our notice path does not answer (elasticd frozen): the holder gives up after
+  # --max-wait-s and exits, Slurm kills its steps, and our daemon and ranks on the node die with
+  # them. The job loses that node (ULFM repair) and goes on.
+  dpid=$(sed -n 's/^elasticd: running (pid \([0-9]*\)).*/\1/p' "$T/daemon.log" | head -1)
+  [ -n "$dpid" ] || fail "no elasticd pid in the daemon log"
+  kill -STOP "$dpid"
+  rm -f "$T/main.start"
+  submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+  wait_for 30 "[ -s $T/main.start ]" || { kill -CONT "$dpid"; fail "main job did not start while elasticd was frozen"; }
+  node=$(slurm squeue -h -p main -o %N)
+  wait_for 5 '[ -z "$(our_pids "$node")" ]' || { kill -CONT "$dpid"; fail "left on $node after Slurm evicted its holder: $(our_pids "$node" | tr '\n' ' ')"; }
+  kill -CONT "$dpid"
+  echo "eviction with elasticd frozen: nothing of ours left on $node once the main job started"
+  wait_for 60 "[ \"\$(count_events node_lost '\"$node\"')\" -ge 1 ]" || fail "the loss of $node was not seen"
+  wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "the last main job did not end"
+  wait_filled 30 || fail "holders did not come back after the eviction"
+  wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not grow back after the eviction"
+  touch "$T/stop"
+  wait_for 60 '[ "$(job_state e)" = finished ]' || fail "job did not finish: $(job_state e)"
+  out e | grep -q WRONG && fail "wrong allreduce"
+  echo "ULFM repairs: $(out e | grep -c '^recovered'); node_lost events: $(count_events node_lost)"
   ranks_on_their_hosts || fail "ranks not on their hosts"
 }
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "elastic/training/sampler.h"
+#include "elastic/worker/sampler.h"
 
 namespace elastic::rt {
 namespace {

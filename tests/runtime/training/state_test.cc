@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "elastic/training/sampler.h"
-#include "elastic/training/state.h"
+#include "elastic/worker/sampler.h"
+#include "elastic/worker/state.h"
 
 namespace elastic::rt {
 namespace {

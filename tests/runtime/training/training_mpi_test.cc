@@ -16,8 +16,8 @@
 
 #include "../../collectives/mpi_gtest_main.h"
 #include "elastic/collectives/factory.h"
-#include "elastic/training/sampler.h"
-#include "elastic/training/state.h"
+#include "elastic/worker/sampler.h"
+#include "elastic/worker/state.h"
 
 namespace elastic::rt {
 namespace {

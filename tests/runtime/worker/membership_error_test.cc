@@ -1,6 +1,6 @@
 // The membership-error policy (membership_error.h): which codes become Unavailable (a refused
 // spawn: retry later, J intact) or Aborted (repair J), and that the message is kept.
-#include "elastic/membership_error.h"
+#include "elastic/worker/internal/membership_error.h"
 
 #include <gtest/gtest.h>
 

@@ -24,8 +24,8 @@
 #include <gtest/gtest.h>
 
 #include "elastic/collectives/fusion.h"
-#include "elastic/repair.h"
-#include "elastic/run.h"
+#include "elastic/worker/internal/repair.h"
+#include "elastic/worker/run.h"
 
 namespace elastic::rt {
 namespace {

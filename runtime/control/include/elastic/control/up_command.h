@@ -22,12 +22,18 @@ struct UpOptions {
   std::filesystem::path state_dir;
   bool fake_nodes = false;               // label mode (elasticd --fake-nodes)
   std::filesystem::path launch_agent;    // cluster mode only; "" = mpirun's default (ssh)
+  // Our processes on a Slurm-fed node run as steps of its holder job (launch_agent is then
+  // elastic-slurm-agent): PRRTE's daemons stay attached to the agent (--leave-session-attached)
+  // and the ranks ignore the preemption's SIGTERM (elasticd --ranks-ignore-sigterm).
+  bool slurm_steps = false;
   std::vector<std::string> mpirun_args;  // extra, before the program (e.g. "--mca", "coll", "^han")
   std::vector<std::string> elasticd_args;  // extra, after the program's own
 };
 
 // Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none [--prtemca plm_ssh_agent AGENT]
-//               [mpirun_args] ELASTICD --hostfile HOSTFILE --state-dir DIR [elasticd_args]
+//               [--leave-session-attached] [mpirun_args]
+//               ELASTICD --hostfile HOSTFILE --state-dir DIR [--ranks-ignore-sigterm] [elasticd_args]
+//             (the two in brackets with slurm_steps)
 // Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR --fake-nodes [elasticd_args]
 // (--bind-to none: the launch line elasticd_main.cc prescribes and its end-to-end tests use.)

@@ -31,6 +31,7 @@ struct DaemonOptions {
   std::filesystem::path state_dir;
   double grace_s = 30;         // a node removed from the hostfile is vacated within this
   bool fake_nodes = false;     // one-machine mode: nodes are labels, ranks run on this host
+  bool ranks_ignore_sigterm = false;  // ranks run as steps of Slurm holders (elastic-slurm-agent)
   double debounce_s = 0.5;     // events closer than this are planned together
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn

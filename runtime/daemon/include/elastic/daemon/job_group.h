@@ -27,7 +27,7 @@
 
 #include "absl/status/status.h"
 #include "elastic/collectives/comm.h"
-#include "elastic/protocol.h"
+#include "elastic/worker/internal/protocol.h"
 
 namespace elastic::rt {
 
@@ -50,6 +50,7 @@ struct LaunchSpec {
 struct Placement {
   bool fake_nodes = false;
   std::string head_host;
+  bool ranks_ignore_sigterm = false;  // ELASTIC_IGNORE_SIGTERM=1 (ranks inside Slurm holder jobs)
 };
 
 // A process that left J (shrink, stop, abort, failure): the node it ran on and its pid (from
@@ -121,7 +122,7 @@ class JobGroup {
   absl::Status spawn_node(const std::string& node, int more);
   // spawn_node for each node (the first without J when there is none yet), then kResume with
   // `reason`. A refused spawn ends the series: the nodes spawned before it still join.
-  absl::Status add_nodes(const std::vector<std::string>& nodes, int reason);
+  absl::Status add_nodes(const std::vector<std::string>& nodes, proto::Reason reason);
   // Waits (bounded) until the leader confirms a grow's spawn count, reading other messages into
   // stashed_ meanwhile. Cancelled when the job finished instead (stashed_.done).
   absl::Status await_spawn_confirmation();
@@ -129,10 +130,11 @@ class JobGroup {
   void poll_into(PollResult& out);
   // Bounded exchange of the controller's ints with all of J (protocol.h); revokes J on failure.
   absl::Status exchange(std::span<int> data, const char* what);
-  absl::Status header(int directive, int count, int reason, int list_sum = 0);
+  absl::Status header(proto::Directive directive, int count, proto::Reason reason,
+                      int list_sum = 0);
   // poll()'s checked receive of a probed message; false (and `out.error` or a repair) on failure.
   bool receive(void* buf, int count, MPI_Datatype type, const MPI_Status& probed, PollResult& out);
-  absl::Status resume(int reason);
+  absl::Status resume(proto::Reason reason);
   // One int to J rank `dest` (point to point, bounded); revokes J on failure.
   absl::Status send_int(int dest, int tag, int value);
   absl::Status send_order() { return send_int(1, proto::kTagOrder, proto::kOrderFollow); }

@@ -17,11 +17,12 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "elastic/background_spawn.h"
 #include "elastic/collectives/comm.h"
-#include "elastic/repair.h"
+#include "elastic/worker/repair_options.h"
 
 namespace elastic::rt {
+
+class BackgroundSpawn;  // internal: a grow's spawns beside the training
 
 // What happened at a step boundary.
 enum class Event {
@@ -81,7 +82,7 @@ class Session {
   [[noreturn]] void exit(int code);
 
  private:
-  explicit Session(SessionOptions options) : options_(options) {}
+  explicit Session(SessionOptions options);
   absl::StatusOr<Event> follow();
   absl::Status send_progress(bool force);
   // New ranks (Session::init): the controller's count of further spawns of this node's series
@@ -98,7 +99,7 @@ class Session {
   SessionOptions options_;
   coll::Comm job_;       // J: controller + ranks (null when standalone)
   coll::Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
-  BackgroundSpawn spawn_;
+  std::unique_ptr<BackgroundSpawn> spawn_;
   bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;
   coll::Comm compute_;  // C

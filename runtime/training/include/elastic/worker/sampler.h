@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "elastic/training/checkpointable.h"
+#include "elastic/worker/checkpointable.h"
 
 namespace elastic::rt {
 

@@ -7,20 +7,13 @@
 // shrinks again.
 #pragma once
 
-#include <chrono>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "elastic/collectives/comm.h"
+#include "elastic/worker/repair_options.h"
 
 namespace elastic::rt {
-
-struct RepairOptions {
-  int max_attempts = 5;
-  // Bounds each agreement (MPIX_Comm_iagree + test loop). MPIX_Comm_shrink has no non-blocking
-  // form in Open MPI 5.0.7; it completes once every survivor has entered it, which the agreement
-  // before it checks within this bound (a live member that never joins => DeadlineExceeded).
-  std::chrono::milliseconds agree_timeout{std::chrono::seconds(60)};
-};
 
 // COLLECTIVE over the survivors of `broken`, blocking. Revokes `broken` (idempotent), and returns
 // a new communicator of the survivors, ranks renumbered in the old order, with MPI_ERRORS_RETURN.

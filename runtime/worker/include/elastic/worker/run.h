@@ -52,9 +52,9 @@
 #include "absl/status/statusor.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
-#include "elastic/session.h"
-#include "elastic/training/sampler.h"
-#include "elastic/training/state.h"
+#include "elastic/worker/session.h"
+#include "elastic/worker/sampler.h"
+#include "elastic/worker/state.h"
 
 namespace elastic::rt {
 

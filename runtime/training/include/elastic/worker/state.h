@@ -32,7 +32,7 @@
 
 #include "absl/status/status.h"
 #include "elastic/collectives/communicator.h"
-#include "elastic/training/checkpointable.h"
+#include "elastic/worker/checkpointable.h"
 
 namespace elastic::rt {
 

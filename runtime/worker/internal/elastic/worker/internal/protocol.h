@@ -83,6 +83,8 @@ inline constexpr int kMaxSpawns = 1024;     // nodes one grow may add
 inline constexpr int kOrderFollow = 1;
 
 enum class Directive : int { kLeave = 2, kResume = 3, kStop = 4 };
+// Why the membership changes (a kResume after a grow or shrink, a repair, or the start).
+enum class Reason : int { kPlan = 0, kRepair = 1, kStart = 2 };
 
 // Sent to all of J by the controller as kHeaderInts ints: {kMagic, directive, count, generation,
 // reason, list_sum, checksum}, every value >= 0 (the SUM exchange adds the ranks' zeros).
@@ -90,7 +92,7 @@ struct Header {
   Directive directive = Directive::kResume;
   int count = 0;       // kLeave: number of J ranks listed in the following exchange
   int generation = 0;  // membership generation after this directive (for logs and tests)
-  int reason = 0;      // 0 = plan, 1 = repair after failure, 2 = start
+  Reason reason = Reason::kPlan;
   int list_sum = 0;    // kLeave: list_checksum() of the list that follows
 };
 inline constexpr int kMagic = 0x454c4153;  // "ELAS"
