@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything libelastic needs on Debian 12, idempotently:
-#   * Debian packages (compilers, lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
+#   * Debian packages (compilers (clang with libFuzzer for tests/fuzz), lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
 #     gnuplot, the Fashion-MNIST dataset, Slurm and munge for the box's real Slurm: installed with
 #     every service start refused, so that no slurmctld, slurmd or munged runs on the machine);
 #   * Open MPI 5.0.7 with ULFM, built from Debian trixie's *source* package into a cache prefix
@@ -23,6 +23,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 PACKAGES=(
   build-essential cmake ninja-build pkgconf git ca-certificates xz-utils
+  clang libclang-rt-14-dev
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev clang-format

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs dependencies (cached), configures, builds, runs ctest.
 # With CI=true the "ci" preset is used (warnings are errors). Extra arguments go to ctest.
+# --sanitize (first argument): the "debug" preset instead, ASan + UBSan over the whole suite (MPI
+# and end-to-end tests included), with the options and suppressions of scripts/sanitizers/ (each
+# says why it is there); slower, so not in the default CI run (docs/testing.md).
 # Failed tests are re-run once to report whether they are flaky; any failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +13,10 @@ export MPI_HOME
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 preset=default
 [ "${CI:-}" = "true" ] && preset=ci
+if [ "${1:-}" = "--sanitize" ]; then
+  shift
+  preset=debug  # its test preset sets ASAN_OPTIONS, LSAN_OPTIONS and UBSAN_OPTIONS
+fi
 echo "[test] configure + build (preset $preset, MPI_HOME=$MPI_HOME)" >&2
 cmake --preset "$preset" -DMPI_HOME="$MPI_HOME" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"

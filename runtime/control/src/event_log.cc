@@ -1,5 +1,8 @@
 #include "elastic/control/event_log.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,8 +18,11 @@ double unix_now() {
 }
 
 absl::StatusOr<EventLog> EventLog::open(const std::filesystem::path& path) {
-  std::FILE* f = std::fopen(path.c_str(), "ae");
+  // Owner-only like everything in the state dir (fopen would create it 0666 & ~umask).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "a");
   if (f == nullptr) {
+    if (fd >= 0) ::close(fd);
     return absl::InternalError(
         fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
   }

@@ -39,6 +39,7 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_pbsnodes(std::string_view
       break;
     }
     if (idle && !seen.contains(node)) {
+      if (!valid_host_name(node)) return line_error(source, node_line, "invalid host name", node);
       if (slots <= 0 && cpus == 0) {
         return line_error(source, node_line,
                           "no CPU count (resources_available.ncpus, pcpus or np) for node", node);

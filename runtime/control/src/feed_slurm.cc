@@ -29,6 +29,7 @@ absl::StatusOr<std::vector<HostEntry>> idle_nodes_from_sinfo(std::string_view te
     // One line per (node, partition): a node idle in one partition is idle in all of them.
     if (f[1] != "idle") continue;
     for (std::string& node : *nodes) {
+      if (!valid_host_name(node)) return line_error(source, line_no, "invalid host name", node);
       if (!seen.insert(node).second) continue;
       out.push_back(HostEntry{std::move(node), slots > 0 ? slots : *cpus, std::nullopt});
     }

@@ -9,7 +9,6 @@
 #include "text.h"
 
 namespace elastic::rt {
-namespace {
 
 bool valid_host_name(std::string_view name) {
   if (name.empty() || name.size() > 255 || name.front() == '-') return false;
@@ -20,8 +19,6 @@ bool valid_host_name(std::string_view name) {
   }
   return true;
 }
-
-}  // namespace
 
 absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
                                                       std::string_view source) {
@@ -86,9 +83,9 @@ std::string format_hostfile(const std::vector<HostEntry>& hosts) {
   return out;
 }
 
-absl::Status write_hostfile(const std::filesystem::path& path,
-                            const std::vector<HostEntry>& hosts) {
-  return write_file_atomic(path, format_hostfile(hosts), 0644);
+absl::Status write_hostfile(const std::filesystem::path& path, const std::vector<HostEntry>& hosts,
+                            unsigned mode) {
+  return write_file_atomic(path, format_hostfile(hosts), mode);
 }
 
 HostfileUpdate diff_hosts(const std::vector<HostEntry>& before,

@@ -113,7 +113,7 @@ class SlurmHolderFeed {
       if (r != released.end() && r->second == job) continue;
       if (!vacated(o_.status_path, node, written_at_)) continue;
       if (absl::Status s =
-              write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0644);
+              write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0600);
           !s.ok()) {
         warn(std::string(s.message()));
       }
@@ -184,7 +184,10 @@ class SlurmHolderFeed {
 absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
                                const std::atomic<bool>& stop) {
   std::error_code ec;
-  fs::create_directories(o.holder_dir, ec);
+  // Owner-only, as the state dir it is normally in: the markers and the holders' output.
+  if (fs::create_directories(o.holder_dir, ec); !ec) {
+    fs::permissions(o.holder_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
   if (ec) {
     return absl::FailedPreconditionError(
         fmt::format("--holder-dir {}: {}", o.holder_dir.string(), ec.message()));

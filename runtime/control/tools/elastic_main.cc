@@ -368,7 +368,8 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
                   << " node(s)\n";
       }
     } else if (!a.dry_run) {
-      if (absl::Status s = write_hostfile(o.hostfile, fake_nodes(a.fake_nodes, a.slots)); !s.ok()) {
+      if (absl::Status s = write_hostfile(o.hostfile, fake_nodes(a.fake_nodes, a.slots), 0600);
+          !s.ok()) {
         return fail(s);
       }
     }

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   int sig = 0;
   sigwait(&set, &sig);
   const auto got = Clock::now();
-  if (absl::Status s = elastic::rt::write_file_atomic(dir / (node + ".leaving"), job + "\n", 0644);
+  if (absl::Status s = elastic::rt::write_file_atomic(dir / (node + ".leaving"), job + "\n", 0600);
       !s.ok()) {
     std::cerr << "elastic-holder: " << s.message() << "\n";
     return 1;

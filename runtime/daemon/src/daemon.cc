@@ -292,7 +292,7 @@ void Daemon::write_status() {
     s.jobs.push_back(std::move(js));
   }
   if (absl::Status st = ::elastic::rt::write_status(dir_.status_path(), s); !st.ok()) say(msg(st));
-  if (absl::Status st = write_file_atomic(dir_.metrics_path(), format_metrics(s), 0644); !st.ok()) {
+  if (absl::Status st = write_file_atomic(dir_.metrics_path(), format_metrics(s), 0600); !st.ok()) {
     say(msg(st));
   }
 }

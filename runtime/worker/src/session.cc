@@ -1,5 +1,6 @@
 #include "elastic/worker/session.h"
 
+#include <fcntl.h>
 #include <mpi-ext.h>
 #include <unistd.h>
 
@@ -45,12 +46,17 @@ absl::Status make_compute(MPI_Comm job, coll::Comm& compute) {
 
 // Under the runtime each rank appends its output to the job's files in the state dir (the
 // controller names them in the spawn environment), line-buffered so ranks' lines do not mix.
+// Created 0600 like everything in the state dir (freopen would make them 0666 & ~umask).
 void redirect_output() {
   for (auto [var, stream] :
        {std::pair{"ELASTIC_STDOUT", stdout}, std::pair{"ELASTIC_STDERR", stderr}}) {
     const char* path = std::getenv(var);
     if (path == nullptr || *path == '\0') continue;
-    if (std::freopen(path, "a", stream) != nullptr) std::setvbuf(stream, nullptr, _IOLBF, 0);
+    const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) continue;
+    std::fflush(stream);
+    if (::dup2(fd, ::fileno(stream)) >= 0) std::setvbuf(stream, nullptr, _IOLBF, 0);
+    ::close(fd);
   }
 }
 

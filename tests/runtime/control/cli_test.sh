@@ -238,6 +238,41 @@ up_elasticd)
   lacks "$(cat "$tmp/up.log")" "MPI_ERR"
   lacks "$(cat "$tmp/up.log")" "unable to reach"
   ;;
+private_state)
+  # Issue 16: the state dir and everything in it are its owner's only (0700 dirs, 0600 files:
+  # job output, journal, decision log, metrics, status, queue, lock, the fake hostfile; sockets or
+  # fifos would be caught too), so another user can neither read a job's output nor submit. $tmp
+  # is opened to all, so that only the state dir's own modes keep the other user out.
+  mpirun=$1 elasticd=$2 hello=$3
+  chmod 0755 "$tmp"
+  start_up --fake-nodes 1 --slots 1
+  printf 'id = "mine"\ncommand = "%s"\nargs = ["50"]\nmin_nodes = 1\nmax_nodes = 1\n' "$hello" >"$tmp/mine.toml"
+  expect_rc 0 "$elastic" submit "$tmp/mine.toml"
+  wait_for 90 "[ \"\$(journal_events mine)\" = 'submitted started finished' ]" \
+    || fail "job mine: journal says '$(journal_events mine)' / $(tail -5 "$tmp/up.log")"
+  [ -s "$tmp/state/jobs/mine/stdout" ] || fail "the job wrote no output"
+  [ -s "$tmp/state/metrics.prom" ] && [ -s "$tmp/state/events.jsonl" ] || fail "no metrics or decision log"
+  open=$(find "$tmp/state" \( -type d ! -perm 0700 \) -o \( ! -type d -perm /077 \) -printf '%m %p\n')
+  [ -z "$open" ] || fail "not owner-only: $open"
+  printf 'id = "theirs"\ncommand = "/bin/true"\n' >"$tmp/theirs.toml"
+  chmod 0644 "$tmp/mine.toml" "$tmp/theirs.toml"
+  if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null; then
+    echo "SKIPPED the other-user checks: they need root (runuser -u nobody)"
+  elif ! runuser -u nobody -- cat "$tmp/mine.toml" >/dev/null 2>&1 \
+       || ! runuser -u nobody -- "$elastic" --help >/dev/null 2>&1; then
+    # The control: where nobody cannot reach $tmp or the binary, a refusal would prove nothing.
+    echo "SKIPPED the other-user checks: nobody cannot read $tmp/mine.toml or run $elastic"
+  else
+    expect_rc 1 runuser -u nobody -- cat "$tmp/state/jobs/mine/stdout"
+    contains "$err" "Permission denied"
+    expect_rc 1 runuser -u nobody -- cat "$tmp/state/journal.jsonl"
+    runuser -u nobody -- "$elastic" --state-dir "$tmp/state" submit "$tmp/theirs.toml" >"$tmp/nobody.out" 2>&1 \
+      && fail "nobody submitted: $(cat "$tmp/nobody.out")"
+    [ ! -e "$tmp/state/queue/theirs.toml" ] || fail "nobody's job is in the queue"
+    contains "$(cat "$tmp/nobody.out")" "$tmp/state"
+  fi
+  stop_up
+  ;;
 up_requeue)
   # All nodes of a running Fashion-MNIST job (examples/02, below its accuracy target) are taken
   # back: the runtime stops it and restarts it on other nodes. The stopped ranks exit 0 (not a

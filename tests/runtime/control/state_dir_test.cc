@@ -8,6 +8,7 @@
 #include <string>
 
 #include "elastic/control/event_log.h"
+#include "elastic/control/hostfile.h"
 #include "temp_dir.h"
 
 namespace elastic::rt {
@@ -170,6 +171,31 @@ TEST(EventLog, AppendsJsonLines) {
   EXPECT_EQ(lines[0]["event"], "plan");
   EXPECT_EQ(lines[0]["nodes"], 3);
   EXPECT_GT(lines[1]["t"].get<double>(), 1.6e9);
+}
+
+// What the control plane writes into the state dir is owner-only whatever the umask (with umask 0,
+// fopen and a 0644 write would leave it readable, or writable, by all). elastic_cli.private_state
+// checks the same of a whole state dir after a job ran.
+TEST(StateDir, FilesAreOwnerOnlyUnderAnyUmask) {
+  TempDir tmp;
+  const mode_t old = ::umask(0);
+  auto dir = StateDir::open(tmp / "state");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_TRUE(EventLog::open(dir->events_path()).ok());
+  ASSERT_TRUE(write_hostfile(dir->root() / "fake_hostfile", {{"n1", 1, std::nullopt}}, 0600).ok());
+  JobSpec spec;
+  spec.id = "j";
+  spec.command = "/bin/true";
+  ASSERT_TRUE(JobQueue(*dir).submit(spec).ok());
+  auto job = dir->make_job_dir("j");
+  ::umask(old);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(mode_of(dir->root()), 0700u);
+  EXPECT_EQ(mode_of(dir->queue_dir()), 0700u);
+  EXPECT_EQ(mode_of(*job), 0700u);
+  EXPECT_EQ(mode_of(dir->events_path()), 0600u);
+  EXPECT_EQ(mode_of(dir->root() / "fake_hostfile"), 0600u);
+  EXPECT_EQ(mode_of(dir->queue_dir() / "j.toml"), 0600u);
 }
 
 }  // namespace

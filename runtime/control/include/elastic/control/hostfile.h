@@ -25,6 +25,10 @@ struct HostEntry {
   friend bool operator==(const HostEntry&, const HostEntry&) = default;
 };
 
+// What a hostfile takes as a host name: 1..255 characters of [A-Za-z0-9._-], not starting with
+// '-'. The feeds check the names they write with it, so the daemon never rejects their hostfile.
+bool valid_host_name(std::string_view name);
+
 // Parses hostfile text. `source` names the file in errors, which read
 // "<source>:<line>: <what> '<token>'" (InvalidArgument). Duplicate host names are an error.
 absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
@@ -33,8 +37,10 @@ absl::StatusOr<std::vector<HostEntry>> parse_hostfile(std::string_view text,
 absl::StatusOr<std::vector<HostEntry>> read_hostfile(const std::filesystem::path& path);
 // The canonical text of a host list, one `name slots=N[ max_slots=M]` line per host.
 std::string format_hostfile(const std::vector<HostEntry>& hosts);
-// Writes a hostfile atomically (temp + fsync + rename), as an adapter must.
-absl::Status write_hostfile(const std::filesystem::path& path, const std::vector<HostEntry>& hosts);
+// Writes a hostfile atomically (temp + fsync + rename), as an adapter must; `mode` 0600 for one
+// inside the state dir, whose files are all owner-only (state_dir.h).
+absl::Status write_hostfile(const std::filesystem::path& path, const std::vector<HostEntry>& hosts,
+                            unsigned mode = 0644);
 
 // What changed between two accepted versions, or why a new version was rejected.
 struct HostfileUpdate {
