@@ -69,3 +69,22 @@ if(NOT ELASTIC_WITH_CUDA STREQUAL "OFF")
     message(STATUS "CUDA/NCCL not found: the GPU backend is not built")
   endif()
 endif()
+
+# LibTorch (Debian: libtorch-dev, 1.13 CPU build) for elastic::torch, example 04 and their tests.
+# Optional: without it everything else builds, and ctest reports the torch tests as skipped.
+set(ELASTIC_HAVE_TORCH OFF)
+if(ELASTIC_WITH_TORCH STREQUAL "OFF")
+  message(STATUS "ELASTIC_WITH_TORCH=OFF: elastic::torch, example 04 and their tests are not built")
+elseif(ELASTIC_WITH_MPI)
+  find_package(Torch QUIET)
+  if(Torch_FOUND OR TORCH_FOUND)
+    set(ELASTIC_HAVE_TORCH ON)
+    message(STATUS "LibTorch ${Torch_VERSION} found: elastic::torch and example 04 are built")
+  elseif(ELASTIC_WITH_TORCH STREQUAL "ON")
+    message(FATAL_ERROR "ELASTIC_WITH_TORCH=ON but LibTorch was not found: apt-get install libtorch-dev, "
+                        "or pass Torch_DIR=<libtorch>/share/cmake/Torch")
+  else()
+    message(STATUS "LibTorch not found: elastic::torch, example 04 and their tests are not built "
+                   "(apt-get install libtorch-dev)")
+  endif()
+endif()

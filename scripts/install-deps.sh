@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything libelastic needs on Debian 12, idempotently:
-#   * Debian packages (compilers (clang with libFuzzer for tests/fuzz), lp_solve, hwloc, GoogleTest/Benchmark, JSON/TOML/CLI/logging libs,
-#     gnuplot, the Fashion-MNIST dataset, Slurm and munge for the box's real Slurm: installed with
-#     every service start refused, so that no slurmctld, slurmd or munged runs on the machine);
+#   * Debian packages (compilers (clang with libFuzzer for tests/fuzz), lp_solve, hwloc,
+#     GoogleTest/Benchmark, JSON/TOML/CLI libs, clang-format, gnuplot, the Fashion-MNIST dataset,
+#     LibTorch and gloo (elastic::torch, example 04), Slurm and munge for the box's real Slurm:
+#     installed with every service start refused, so that no slurmctld, slurmd or munged runs on
+#     the machine);
 #   * Open MPI 5.0.7 with ULFM, built from Debian trixie's *source* package into a cache prefix
 #     (never trixie binaries: they would replace libc), with the patches and MCA parameter files in
 #     scripts/openmpi/ (README.md there: which bug each fixes). The prefix name carries a hash of
@@ -27,7 +29,7 @@ PACKAGES=(
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev clang-format
-  gnuplot-nox dataset-fashion-mnist procps python3 patch iproute2 util-linux gdb
+  gnuplot-nox dataset-fashion-mnist libtorch-dev libgloo-dev procps python3 patch iproute2 util-linux gdb
   munge slurmctld slurmd slurm-client
 )
 

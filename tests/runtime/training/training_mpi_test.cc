@@ -4,9 +4,6 @@
 // its committed state. Memberships are built with plain MPI (split / ULFM shrink), as the run
 // loop in runtime/worker does.
 #include <mpi.h>
-#include <mpi-ext.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -18,6 +15,7 @@
 #include "elastic/collectives/factory.h"
 #include "elastic/worker/sampler.h"
 #include "elastic/worker/state.h"
+#include "grow_kill_shrink.h"
 
 namespace elastic::rt {
 namespace {
@@ -104,10 +102,6 @@ TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
 
 // The job: counts[i] (in the State, hence rolled back with it) = how often sample i was processed.
 TEST(ElasticFault, GrowKillShrinkExactlyOnce) {
-  int wrank = 0, wsize = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  ASSERT_EQ(wsize, 4) << "run with 4 ranks";
   constexpr std::uint64_t kN = 701;
   std::vector<double> counts(kN, 0.0);
   std::int64_t step = 0;
@@ -116,86 +110,21 @@ TEST(ElasticFault, GrowKillShrinkExactlyOnce) {
   ASSERT_TRUE(state.add_buffer("counts", std::span<double>(counts)).ok());
   ASSERT_TRUE(state.add_scalar("step", &step).ok());
   ASSERT_TRUE(state.add_object("sampler", &sampler).ok());
-
-  // Start with 3 ranks; world rank 3 is an idle node that joins at step 5 (grow).
-  MPI_Comm job = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, wrank == 3 ? MPI_UNDEFINED : 0, wrank, &job);
-  std::unique_ptr<coll::Communicator> comm;
-  auto new_membership = [&](MPI_Comm c) {
-    comm = comm_of(c);
-    ASSERT_NE(comm, nullptr);
-    ASSERT_TRUE(state.sync(*comm, 0).ok());
-    sampler.repartition(comm->rank(), comm->size());
-  };
-  if (wrank != 3) {
-    MPI_Comm_set_errhandler(job, MPI_ERRORS_RETURN);
-    ASSERT_TRUE(state.commit().ok());
-    new_membership(job);
-  }
-  bool grown = false;
-  bool shrunk = false;
-  for (;;) {
-    if (sampler.epoch() > 0) break;
-    if (!grown && (wrank == 3 || step == 5)) {  // rank 3 waits here from the start
-      grown = true;
-      MPI_Comm merged = MPI_COMM_NULL;
-      MPI_Comm_split(MPI_COMM_WORLD, 0, wrank, &merged);
-      MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
-      if (job != MPI_COMM_NULL) MPI_Comm_free(&job);
-      job = merged;
-      new_membership(job);
-      continue;
-    }
-    if (step == 9 && wrank == 1) raise(SIGKILL);  // a node vanishes mid-step, after commit 9
-    if (step == 14 && !shrunk && comm->size() == 3) {
-      // Shrink on notice at a step boundary: the highest rank leaves.
-      shrunk = true;
-      const bool leaving = comm->rank() == comm->size() - 1;
-      MPI_Comm rest = MPI_COMM_NULL;
-      MPI_Comm_split(job, leaving ? MPI_UNDEFINED : 0, comm->rank(), &rest);
-      if (leaving) {
-        std::fflush(stdout);
-        _exit(0);
-      }
-      MPI_Comm_set_errhandler(rest, MPI_ERRORS_RETURN);
-      job = rest;
-      new_membership(job);
-      continue;
-    }
-    std::vector<double> local(kN, 0.0);
-    for (std::uint64_t id : sampler.batch()) local[id] += 1.0;
-    absl::Status st = comm->allreduce(Tensor{local.data(), kN, DataType::kFloat64}, ReduceOp::kSum,
+  std::unique_ptr<coll::Communicator> comm =
+      fault_script::grow_kill_shrink(state, sampler, step, [&](coll::Communicator& c) -> absl::Status {
+        std::vector<double> local(kN, 0.0);
+        for (std::uint64_t id : sampler.batch()) local[id] += 1.0;
+        absl::Status st = c.allreduce(Tensor{local.data(), kN, DataType::kFloat64}, ReduceOp::kSum,
                                       coll::CallOptions{std::chrono::seconds(20)});
-    if (!st.ok()) {
-      // Failure: revoke, shrink (ULFM), roll back to the last commit, re-sync, re-shard.
-      ASSERT_TRUE(absl::IsAborted(st) || absl::IsDeadlineExceeded(st)) << st;
-      MPIX_Comm_revoke(job);
-      MPI_Comm survivors = MPI_COMM_NULL;
-      ASSERT_EQ(MPIX_Comm_shrink(job, &survivors), MPI_SUCCESS);
-      MPI_Comm_set_errhandler(survivors, MPI_ERRORS_RETURN);
-      job = survivors;
-      ASSERT_TRUE(state.restore().ok());
-      new_membership(job);
-      continue;
-    }
-    for (std::uint64_t i = 0; i < kN; ++i) counts[i] += local[i];
-    sampler.advance();
-    ++step;
-    ASSERT_TRUE(state.commit().ok());
-  }
+        if (st.ok()) {
+          for (std::uint64_t i = 0; i < kN; ++i) counts[i] += local[i];
+        }
+        return st;
+      });
   std::uint64_t wrong = 0;
   for (double c : counts) wrong += c == 1.0 ? 0 : 1;
   EXPECT_EQ(wrong, 0u);
-  EXPECT_TRUE(shrunk);
-  EXPECT_EQ(comm->size(), 2);
-  if (comm->rank() == 0) {
-    std::printf("final membership %d ranks after %lld steps; samples not processed exactly once: %llu of %llu\n",
-                comm->size(), static_cast<long long>(step), static_cast<unsigned long long>(wrong),
-                static_cast<unsigned long long>(kN));
-    if (!::testing::Test::HasFailure()) std::printf("EXACTLY ONCE PASSED\n");
-  }
-  std::fflush(stdout);
-  _exit(::testing::Test::HasFailure() ? 1 : 0);
+  fault_script::report_exactly_once(comm.get(), step, wrong, kN);
 }
 
 }  // namespace
