@@ -3,7 +3,7 @@
 #   scripts/format.sh          rewrite the files in place
 #   scripts/format.sh --check  change nothing; list the files that differ and exit 1 if any
 # CLANG_FORMAT picks the binary (default clang-format, Debian 12's is 14); the check's ctest is
-# format.clang_format. Files: *.cc, *.h, *.cu, *.def under the source folders (build/ excluded).
+# format.clang_format. Files: *.cc, *.h, *.cu under the source folders (build*/, out/, .git excluded).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CF=${CLANG_FORMAT:-clang-format}
@@ -15,7 +15,8 @@ case "${1:-}" in
 esac
 command -v "$CF" > /dev/null || { echo "format.sh: '$CF' not found (apt-get install clang-format)" >&2; exit 2; }
 cd "$ROOT"
-mapfile -d '' files < <(find allocator bench cli collectives examples runtime tests \
+# Every source folder (a new one is covered without a change here); build outputs and .git are not.
+mapfile -d '' files < <(find . \( -path ./.git -o -path './build*' -o -path ./out \) -prune -o \
   \( -name '*.cc' -o -name '*.h' -o -name '*.cu' \) -type f -print0 | sort -z)
 if [ "$mode" = fix ]; then
   "$CF" -i --style=file "${files[@]}"

@@ -18,7 +18,8 @@ namespace elastic::bench {
 
 // COLLECTIVE over MPI_COMM_WORLD: every rank passes the same `samples` and contenders.
 template <std::size_t N>
-std::array<double, N> median_seconds(int samples, const std::array<std::function<void()>, N>& contenders) {
+std::array<double, N> median_seconds(int samples,
+                                     const std::array<std::function<void()>, N>& contenders) {
   std::array<std::vector<double>, N> t;
   for (int i = 0; i < samples; ++i) {
     std::array<double, N> dt{};
@@ -28,7 +29,8 @@ std::array<double, N> median_seconds(int samples, const std::array<std::function
       contenders[c]();
       dt[c] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    MPI_Allreduce(MPI_IN_PLACE, dt.data(), static_cast<int>(N), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, dt.data(), static_cast<int>(N), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
     for (std::size_t c = 0; c < N; ++c) t[c].push_back(dt[c]);
   }
   std::array<double, N> median{};

@@ -100,8 +100,8 @@ struct Round {
 };
 
 void emit(const Round& r, const char* what, double s) {
-  std::printf("{\"hosts\":%d,\"rph\":%d,\"what\":\"%s\",\"s\":%.6f}\n", r.hosts, r.per_host,
-              what, s);
+  std::printf("{\"hosts\":%d,\"rph\":%d,\"what\":\"%s\",\"s\":%.6f}\n", r.hosts, r.per_host, what,
+              s);
   std::fflush(stdout);
 }
 

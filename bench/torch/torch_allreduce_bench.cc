@@ -4,11 +4,11 @@
 // rank, median); ratio = gloo time / elastic time (> 1: elastic is faster).
 //
 //   mpirun -n 2 bench_torch_allreduce [max_bytes=64 MiB]
+#include <torch/utils.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-
-#include <torch/utils.h>
 
 #include "../collectives/timing.h"
 #include "../collectives/world.h"

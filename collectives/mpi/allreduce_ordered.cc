@@ -26,15 +26,23 @@ constexpr std::size_t kReplicateBytes = std::size_t{2} << 10;
 class Layout {
  public:
   Layout(std::size_t count, int size, std::size_t segment, bool replicated)
-      : count_(count), blocks_(replicated ? 1 : static_cast<std::size_t>(size)), segment_(segment) {}
-  std::size_t begin(int b) const { return blocks_ == 1 ? 0 : count_ * static_cast<std::size_t>(b) / blocks_; }
+      : count_(count),
+        blocks_(replicated ? 1 : static_cast<std::size_t>(size)),
+        segment_(segment) {}
+  std::size_t begin(int b) const {
+    return blocks_ == 1 ? 0 : count_ * static_cast<std::size_t>(b) / blocks_;
+  }
   std::size_t length(int b) const { return blocks_ == 1 ? count_ : begin(b + 1) - begin(b); }
-  std::size_t segment_begin(int b, std::size_t s) const { return begin(b) + std::min(length(b), s * segment_); }
+  std::size_t segment_begin(int b, std::size_t s) const {
+    return begin(b) + std::min(length(b), s * segment_);
+  }
   std::size_t segment_length(int b, std::size_t s) const {
     return std::min(length(b), (s + 1) * segment_) - std::min(length(b), s * segment_);
   }
   // The longest block is ceil(count / blocks) elements.
-  std::size_t segments() const { return ((count_ + blocks_ - 1) / blocks_ + segment_ - 1) / segment_; }
+  std::size_t segments() const {
+    return ((count_ + blocks_ - 1) / blocks_ + segment_ - 1) / segment_;
+  }
 
  private:
   std::size_t count_;
@@ -44,8 +52,8 @@ class Layout {
 
 }  // namespace
 
-absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Clock::time_point deadline,
-                               OrderedScratch& scratch) {
+absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t,
+                               Clock::time_point deadline, OrderedScratch& scratch) {
   scratch.requests.clear();
   if (size == 1 || t.count == 0) return absl::OkStatus();
   const std::size_t esize = dtype_size(t.dtype);
@@ -55,7 +63,8 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
   const std::size_t nseg = layout.segments();
   // A slot holds one segment of our block; small buffers need small slots.
   const std::size_t slot_bytes = layout.segment_length(rank, 0) * esize;
-  if (scratch.segments.size() < kWindow * peers * slot_bytes) scratch.segments.resize(kWindow * peers * slot_bytes);
+  if (scratch.segments.size() < kWindow * peers * slot_bytes)
+    scratch.segments.resize(kWindow * peers * slot_bytes);
   // Requests of segment s: scatter at [s * 2 peers, ...), gather at [(nseg + s) * 2 peers, ...);
   // in each group the receives by peer index, then the sends.
   scratch.requests.assign(2 * nseg * 2 * peers, MPI_REQUEST_NULL);
@@ -64,7 +73,9 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
   auto slot = [&](std::size_t s, int k) {
     return scratch.segments.data() + ((s % kWindow) * peers + peer_index(k)) * slot_bytes;
   };
-  auto group = [&](std::size_t g) { return std::span(scratch.requests).subspan(g * 2 * peers, 2 * peers); };
+  auto group = [&](std::size_t g) {
+    return std::span(scratch.requests).subspan(g * 2 * peers, 2 * peers);
+  };
   auto bytes = [&](std::size_t elements) { return static_cast<int>(elements * esize); };
 
   // Scatter: peer k's part of block `rank` comes into a slot; our part of block k goes to k.
@@ -73,7 +84,8 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
     const std::size_t mine = layout.segment_length(rank, s);
     for (int k = 0; k < size; ++k) {
       if (k == rank || mine == 0) continue;
-      ELASTIC_MPI_CHECK(MPI_Irecv(slot(s, k), bytes(mine), MPI_BYTE, k, kTagScatter, comm, &req[peer_index(k)]));
+      ELASTIC_MPI_CHECK(
+          MPI_Irecv(slot(s, k), bytes(mine), MPI_BYTE, k, kTagScatter, comm, &req[peer_index(k)]));
     }
     for (int k = 0; k < size; ++k) {
       const std::size_t n = layout.segment_length(k, s);
@@ -90,7 +102,8 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
   // (x1 + x0 == x0 + x1 exactly); rank r >= 2 first sums x0..x(r-1) in the slot of rank 0.
   auto reduce = [&](std::size_t s) -> absl::Status {
     if (replicated) {  // the segment we are about to overwrite is also the one we send
-      if (absl::Status st = wait_all(group(s).subspan(peers), deadline, "allreduce send"); !st.ok()) return st;
+      if (absl::Status st = wait_all(group(s).subspan(peers), deadline, "allreduce send"); !st.ok())
+        return st;
     }
     const std::size_t n = layout.segment_length(rank, s);
     std::byte* mine = data + layout.segment_begin(rank, s) * esize;
@@ -114,21 +127,22 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
   // Gather: our reduced segment goes to every peer, theirs come straight into place. Posted only
   // once our scatter sends of the segment are done, since the receives overwrite those bytes.
   auto post_gather = [&](std::size_t s) -> absl::Status {
-    if (absl::Status st = wait_all(group(s).subspan(peers), deadline, "allreduce scatter send"); !st.ok()) {
+    if (absl::Status st = wait_all(group(s).subspan(peers), deadline, "allreduce scatter send");
+        !st.ok()) {
       return st;
     }
     std::span<MPI_Request> req = group(nseg + s);
     for (int k = 0; k < size; ++k) {
       const std::size_t n = layout.segment_length(k, s);
       if (k == rank || n == 0) continue;
-      ELASTIC_MPI_CHECK(MPI_Irecv(data + layout.segment_begin(k, s) * esize, bytes(n), MPI_BYTE, k, kTagGather,
-                                  comm, &req[peer_index(k)]));
+      ELASTIC_MPI_CHECK(MPI_Irecv(data + layout.segment_begin(k, s) * esize, bytes(n), MPI_BYTE, k,
+                                  kTagGather, comm, &req[peer_index(k)]));
     }
     const std::size_t mine = layout.segment_length(rank, s);
     for (int k = 0; k < size; ++k) {
       if (k == rank || mine == 0) continue;
-      ELASTIC_MPI_CHECK(MPI_Isend(data + layout.segment_begin(rank, s) * esize, bytes(mine), MPI_BYTE, k,
-                                  kTagGather, comm, &req[peers + peer_index(k)]));
+      ELASTIC_MPI_CHECK(MPI_Isend(data + layout.segment_begin(rank, s) * esize, bytes(mine),
+                                  MPI_BYTE, k, kTagGather, comm, &req[peers + peer_index(k)]));
     }
     return absl::OkStatus();
   };
@@ -145,13 +159,16 @@ absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Cloc
       if (absl::Status st = post_scatter(s + kWindow); !st.ok()) return st;
     }
     if (s >= kWindow) {
-      if (absl::Status st = wait_all(group(nseg + s - kWindow), deadline, "allreduce gather"); !st.ok()) return st;
+      if (absl::Status st = wait_all(group(nseg + s - kWindow), deadline, "allreduce gather");
+          !st.ok())
+        return st;
     }
   }
   const std::size_t tail = nseg > kWindow ? nseg - kWindow : 0;
   const std::size_t n_tail = nseg - tail;
-  return wait_all(std::span(scratch.requests).subspan((nseg + tail) * 2 * peers, n_tail * 2 * peers), deadline,
-                  "allreduce gather");
+  return wait_all(
+      std::span(scratch.requests).subspan((nseg + tail) * 2 * peers, n_tail * 2 * peers), deadline,
+      "allreduce gather");
 }
 
 }  // namespace elastic::coll::mpi

@@ -33,7 +33,7 @@ struct OrderedScratch {
 // COLLECTIVE over `comm` (rank `rank` of `size`), in place on `t`, sum only; bounded by
 // `deadline`. On an error other requests may still be active in scratch.requests: the caller must
 // revoke `comm` and then drain them. Uses the tags 1 and 2 of `comm`, which must be private to it.
-absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t, Clock::time_point deadline,
-                               OrderedScratch& scratch);
+absl::Status allreduce_ordered(MPI_Comm comm, int rank, int size, Tensor t,
+                               Clock::time_point deadline, OrderedScratch& scratch);
 
 }  // namespace elastic::coll::mpi

@@ -1,6 +1,6 @@
 // MPI error codes -> absl::Status (see elastic/collectives/mpi_check.h).
-#include <mpi.h>
 #include <mpi-ext.h>
+#include <mpi.h>
 
 #include <string>
 
@@ -12,7 +12,8 @@ namespace elastic::coll {
 bool is_process_failure(int rc) {
   int cls = rc;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_PROC_FAILED_PENDING || cls == MPIX_ERR_REVOKED;
+  return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_PROC_FAILED_PENDING ||
+         cls == MPIX_ERR_REVOKED;
 }
 
 int failed_processes(MPI_Comm comm) {
@@ -30,9 +31,9 @@ absl::Status mpi_status(int rc, const char* call_text, const char* file, int lin
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
-  std::string msg = absl::StrCat(call_text, " failed at ", file, ":", line, ": ",
-                                 std::string(text, static_cast<std::size_t>(len)), " (code ",
-                                 rc, ")");
+  std::string msg =
+      absl::StrCat(call_text, " failed at ", file, ":", line, ": ",
+                   std::string(text, static_cast<std::size_t>(len)), " (code ", rc, ")");
   if (is_process_failure(rc)) return absl::AbortedError(std::move(msg));
   return absl::InternalError(std::move(msg));
 }

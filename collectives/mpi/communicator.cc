@@ -26,7 +26,8 @@ MpiCommunicator::MpiCommunicator(Comm comm, int rank, int size)
     : comm_(std::move(comm)), rank_(rank), size_(size) {}
 
 void MpiCommunicator::abort(std::string_view why) {
-  if (sticky_.ok()) sticky_ = absl::AbortedError(absl::StrCat("communicator aborted: ", std::string(why)));
+  if (sticky_.ok())
+    sticky_ = absl::AbortedError(absl::StrCat("communicator aborted: ", std::string(why)));
   if (comm_.get() != MPI_COMM_NULL) MPIX_Comm_revoke(comm_.get());
 }
 
@@ -34,8 +35,10 @@ absl::Status MpiCommunicator::posted(absl::Status st) {
   // Any failed collective leaves the communicator unusable. On a revoked communicator Open MPI's
   // non-blocking collectives report MPI_ERR_OTHER rather than MPIX_ERR_REVOKED: ask ULFM.
   int revoked = 0;
-  if (!absl::IsAborted(st) && MPIX_Comm_is_revoked(comm_.get(), &revoked) == MPI_SUCCESS && revoked != 0) {
-    st = absl::AbortedError(absl::StrCat("communicator revoked by a peer: ", std::string(st.message())));
+  if (!absl::IsAborted(st) && MPIX_Comm_is_revoked(comm_.get(), &revoked) == MPI_SUCCESS &&
+      revoked != 0) {
+    st = absl::AbortedError(
+        absl::StrCat("communicator revoked by a peer: ", std::string(st.message())));
   }
   abort(std::string(st.message()));
   return st;
@@ -68,11 +71,12 @@ absl::Status MpiCommunicator::confirm(const char* what) {
 absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts) {
   if (!sticky_.ok()) return sticky_;
   if (t.count > static_cast<std::size_t>(INT32_MAX)) {
-    return absl::InvalidArgumentError(absl::StrCat("allreduce of ", t.count,
-                                                   " elements: more than INT_MAX"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("allreduce of ", t.count, " elements: more than INT_MAX"));
   }
   if (t.data == nullptr && t.count != 0) return absl::InvalidArgumentError("allreduce: null data");
-  absl::Status st = allreduce_ordered(comm_.get(), rank_, size_, t, Clock::now() + opts.timeout, ordered_);
+  absl::Status st =
+      allreduce_ordered(comm_.get(), rank_, size_, t, Clock::now() + opts.timeout, ordered_);
   if (!st.ok()) {
     st = posted(std::move(st));
     drain(std::span(ordered_.requests));
@@ -83,11 +87,11 @@ absl::Status MpiCommunicator::allreduce(Tensor t, ReduceOp op, CallOptions opts)
   return absl::OkStatus();
 }
 
-absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
-                                        CallOptions opts) {
+absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root, CallOptions opts) {
   if (!sticky_.ok()) return sticky_;
   if (root < 0 || root >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
   }
   // Large payloads (a model snapshot) may exceed INT_MAX bytes: send them in 1 GiB chunks.
   constexpr std::size_t kChunk = std::size_t{1} << 30;

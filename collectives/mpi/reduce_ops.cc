@@ -27,8 +27,12 @@ inline void add_blocks(T* __restrict dst, const T* __restrict src, std::size_t n
   for (; i < n; ++i) dst[i] += src[i];
 }
 
-ELASTIC_VECTOR_CLONES void add_f32(float* dst, const float* src, std::size_t n) { add_blocks(dst, src, n); }
-ELASTIC_VECTOR_CLONES void add_f64(double* dst, const double* src, std::size_t n) { add_blocks(dst, src, n); }
+ELASTIC_VECTOR_CLONES void add_f32(float* dst, const float* src, std::size_t n) {
+  add_blocks(dst, src, n);
+}
+ELASTIC_VECTOR_CLONES void add_f64(double* dst, const double* src, std::size_t n) {
+  add_blocks(dst, src, n);
+}
 
 template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float)>
 void add16(std::uint16_t* dst, const std::uint16_t* src, std::size_t n) {

@@ -15,17 +15,17 @@ absl::Status cuda_status(cudaError_t rc, const char* call_text, const char* file
 
 }  // namespace elastic::coll::nccl
 
-#define ELASTIC_NCCL_CHECK(call)                                                                 \
-  do {                                                                                           \
-    if (const ncclResult_t elastic_nccl_rc_ = (call);                                            \
-        elastic_nccl_rc_ != ncclSuccess && elastic_nccl_rc_ != ncclInProgress) {                 \
-      return ::elastic::coll::nccl::nccl_status(elastic_nccl_rc_, #call, __FILE__, __LINE__);    \
-    }                                                                                            \
+#define ELASTIC_NCCL_CHECK(call)                                                              \
+  do {                                                                                        \
+    if (const ncclResult_t elastic_nccl_rc_ = (call);                                         \
+        elastic_nccl_rc_ != ncclSuccess && elastic_nccl_rc_ != ncclInProgress) {              \
+      return ::elastic::coll::nccl::nccl_status(elastic_nccl_rc_, #call, __FILE__, __LINE__); \
+    }                                                                                         \
   } while (0)
 
-#define ELASTIC_CUDA_CHECK(call)                                                                 \
-  do {                                                                                           \
-    if (const cudaError_t elastic_cuda_rc_ = (call); elastic_cuda_rc_ != cudaSuccess) {          \
-      return ::elastic::coll::nccl::cuda_status(elastic_cuda_rc_, #call, __FILE__, __LINE__);    \
-    }                                                                                            \
+#define ELASTIC_CUDA_CHECK(call)                                                              \
+  do {                                                                                        \
+    if (const cudaError_t elastic_cuda_rc_ = (call); elastic_cuda_rc_ != cudaSuccess) {       \
+      return ::elastic::coll::nccl::cuda_status(elastic_cuda_rc_, #call, __FILE__, __LINE__); \
+    }                                                                                         \
   } while (0)

@@ -27,7 +27,8 @@ MemoryKind memory_kind(const void* ptr) {
 
 bool backend_available(Backend b) {
   switch (b) {
-    case Backend::kMpi: return true;
+    case Backend::kMpi:
+      return true;
     case Backend::kNccl:
 #ifdef ELASTIC_HAVE_CUDA
       return true;
@@ -41,7 +42,8 @@ bool backend_available(Backend b) {
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, Backend backend,
                                                                   CreateOptions opts) {
   switch (backend) {
-    case Backend::kMpi: return mpi::MpiCommunicator::create(comm, opts);
+    case Backend::kMpi:
+      return mpi::MpiCommunicator::create(comm, opts);
     case Backend::kNccl:
 #ifdef ELASTIC_HAVE_CUDA
       return nccl::NcclCommunicator::create(comm, opts);
@@ -54,7 +56,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm,
 
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, MemoryKind kind,
                                                                   CreateOptions opts) {
-  return create_communicator(comm, kind == MemoryKind::kDevice ? Backend::kNccl : Backend::kMpi, opts);
+  return create_communicator(comm, kind == MemoryKind::kDevice ? Backend::kNccl : Backend::kMpi,
+                             opts);
 }
 
 }  // namespace elastic::coll

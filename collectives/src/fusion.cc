@@ -20,7 +20,8 @@ absl::Status reduce_group(Communicator& comm, std::span<const Tensor> tensors,
   if (!buf.ok()) return buf.status();
   std::size_t off = 0;
   for (std::size_t i : idx) {
-    if (absl::Status st = comm.copy(buf->data() + off, tensors[i].data, tensors[i].bytes()); !st.ok()) {
+    if (absl::Status st = comm.copy(buf->data() + off, tensors[i].data, tensors[i].bytes());
+        !st.ok()) {
       return st;
     }
     off += tensors[i].bytes();
@@ -29,7 +30,8 @@ absl::Status reduce_group(Communicator& comm, std::span<const Tensor> tensors,
   if (absl::Status st = comm.allreduce(fused, op, opts.call); !st.ok()) return st;
   off = 0;
   for (std::size_t i : idx) {
-    if (absl::Status st = comm.copy(tensors[i].data, buf->data() + off, tensors[i].bytes()); !st.ok()) {
+    if (absl::Status st = comm.copy(tensors[i].data, buf->data() + off, tensors[i].bytes());
+        !st.ok()) {
       return st;
     }
     off += tensors[i].bytes();
@@ -51,13 +53,15 @@ absl::Status allreduce_fused(Communicator& comm, std::span<const Tensor> tensors
     for (std::size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& t = tensors[i];
       if (t.dtype != dtype || t.count == 0) continue;
-      if (t.data == nullptr) return absl::InvalidArgumentError(absl::StrCat("tensor ", i, ": null data"));
+      if (t.data == nullptr)
+        return absl::InvalidArgumentError(absl::StrCat("tensor ", i, ": null data"));
       if (t.bytes() > opts.threshold_bytes) {
         if (absl::Status st = comm.allreduce(t, op, opts.call); !st.ok()) return st;
         continue;
       }
       if (group_bytes + t.bytes() > opts.threshold_bytes) {
-        if (absl::Status st = reduce_group(comm, tensors, group, dtype, op, opts); !st.ok()) return st;
+        if (absl::Status st = reduce_group(comm, tensors, group, dtype, op, opts); !st.ok())
+          return st;
         group.clear();
         group_bytes = 0;
       }
@@ -65,7 +69,8 @@ absl::Status allreduce_fused(Communicator& comm, std::span<const Tensor> tensors
       group_bytes += t.bytes();
     }
     if (!group.empty()) {
-      if (absl::Status st = reduce_group(comm, tensors, group, dtype, op, opts); !st.ok()) return st;
+      if (absl::Status st = reduce_group(comm, tensors, group, dtype, op, opts); !st.ok())
+        return st;
     }
   }
   return comm.health();

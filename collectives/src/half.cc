@@ -1,7 +1,7 @@
 // IEEE binary16 <-> binary32 with round-to-nearest-even, subnormals, infinities and NaN.
-#include <cmath>
-
 #include "elastic/collectives/half.h"
+
+#include <cmath>
 
 namespace elastic::coll {
 
@@ -21,7 +21,7 @@ std::uint16_t float_to_fp16(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   const std::uint32_t ax = x & 0x7fffffffu;
-  if (ax > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);  // NaN
+  if (ax > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);   // NaN
   if (ax >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // >= 65520 -> inf
   if (ax < 0x38800000u) {  // below 2^-14: subnormal (or zero) in fp16
     const float scaled = std::bit_cast<float>(ax) * 0x1p24f;  // exact: a power-of-two scale

@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
       std::printf("rank %d of %d (generation %d)\n", s.rank(), s.size(), s.generation());
     }
     if (*ev == Event::kStop) {
-      if (s.rank() == 0) std::printf("done: %ld steps, model %.1f, %lld samples\n", step, model,
-                                     static_cast<long long>(s.samples_total()));
+      if (s.rank() == 0)
+        std::printf("done: %ld steps, model %.1f, %lld samples\n", step, model,
+                    static_cast<long long>(s.samples_total()));
       s.exit(0);
     }
     if (*ev == Event::kLeave) s.exit(0);

@@ -23,13 +23,17 @@ namespace rt = elastic::rt;
 namespace {
 
 // Test accuracy, each rank evaluating a slice and one allreduce of the counts. COLLECTIVE.
-absl::StatusOr<double> test_accuracy(const ex::Mlp& model, const ex::Dataset& test, coll::Communicator& comm) {
+absl::StatusOr<double> test_accuracy(const ex::Mlp& model, const ex::Dataset& test,
+                                     coll::Communicator& comm) {
   double counts[2] = {0, 0};
-  for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < test.count; i += static_cast<std::size_t>(comm.size())) {
+  for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < test.count;
+       i += static_cast<std::size_t>(comm.size())) {
     counts[0] += model.predict(&test.images[i * test.features]) == test.labels[i] ? 1 : 0;
     counts[1] += 1;
   }
-  if (absl::Status st = comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum); !st.ok()) {
+  if (absl::Status st =
+          comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
+      !st.ok()) {
     return st;
   }
   return counts[0] / counts[1];
@@ -53,16 +57,20 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
   app.add_option("--lr", lr, "learning rate");
   app.add_option("--lr-ranks", lr_ranks,
-                 "the number of ranks --lr is meant for: the rate follows the job's size (linear scaling rule, "
+                 "the number of ranks --lr is meant for: the rate follows the job's size (linear "
+                 "scaling rule, "
                  "lr x ranks / N); 0 keeps it constant")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
-  app.add_option("--commit-every", commit_every, "steps between in-memory commits")->check(CLI::PositiveNumber);
+  app.add_option("--commit-every", commit_every, "steps between in-memory commits")
+      ->check(CLI::PositiveNumber);
   app.add_option("--checkpoint", checkpoint,
-                 "durable checkpoint path, resumed from when it exists (default under elasticd: the job's folder in the "
+                 "durable checkpoint path, resumed from when it exists (default under elasticd: "
+                 "the job's folder in the "
                  "state dir)");
   app.add_option("--target-accuracy", target,
-                 "exit 1 when training completes below this test accuracy (not when the runtime stops the job)");
+                 "exit 1 when training completes below this test accuracy (not when the runtime "
+                 "stops the job)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,7 +79,8 @@ int main(int argc, char** argv) {
 
   auto session_or = rt::Session::init(&argc, &argv);
   if (!session_or.ok()) {
-    std::fprintf(stderr, "fashion_mnist: cannot join the job: %s\n", session_or.status().ToString().c_str());
+    std::fprintf(stderr, "fashion_mnist: cannot join the job: %s\n",
+                 session_or.status().ToString().c_str());
     return 3;
   }
   rt::Session& session = **session_or;
@@ -88,7 +97,8 @@ int main(int argc, char** argv) {
   ex::Mlp model(train->features, hidden, 10, seed);
   rt::Sampler sampler(train->count, batch, seed, 0, 1);
   rt::State state;
-  for (absl::Status st : {state.add_buffer("params", model.params()), state.add_buffer("momentum", model.momentum())}) {
+  for (absl::Status st : {state.add_buffer("params", model.params()),
+                          state.add_buffer("momentum", model.momentum())}) {
     if (!st.ok()) fail(2, st.ToString());
   }
 
@@ -105,7 +115,8 @@ int main(int argc, char** argv) {
     xb.resize(c.ids.size() * train->features);
     yb.resize(c.ids.size());
     for (std::size_t k = 0; k < c.ids.size(); ++k) {
-      std::copy_n(&train->images[c.ids[k] * train->features], train->features, &xb[k * train->features]);
+      std::copy_n(&train->images[c.ids[k] * train->features], train->features,
+                  &xb[k * train->features]);
       yb[k] = train->labels[c.ids[k]];
     }
     model.zero_grad();
@@ -113,8 +124,9 @@ int main(int argc, char** argv) {
     std::copy(model.grads().begin(), model.grads().end(), reduce_buf.begin());
     reduce_buf[reduce_buf.size() - 2] = static_cast<float>(loss);
     reduce_buf[reduce_buf.size() - 1] = static_cast<float>(correct);
-    if (absl::Status st = c.comm.allreduce(coll::Tensor{reduce_buf.data(), reduce_buf.size(), coll::DataType::kFloat32},
-                                           coll::ReduceOp::kSum);
+    if (absl::Status st = c.comm.allreduce(
+            coll::Tensor{reduce_buf.data(), reduce_buf.size(), coll::DataType::kFloat32},
+            coll::ReduceOp::kSum);
         !st.ok()) {
       return st;  // Aborted / DeadlineExceeded: the run loop repairs and redoes the step
     }
@@ -135,14 +147,15 @@ int main(int argc, char** argv) {
     // the weights about as far at any size, and the accuracy depends less on the rescale schedule.
     lr_now = lr_ranks > 0 ? lr * static_cast<float>(info.size) / static_cast<float>(lr_ranks) : lr;
     if (info.rank == 0 && info.reason == rt::ResetReason::kStart && info.step > 0) {
-      std::printf("resumed from the checkpoint at step %lld on %d ranks\n", static_cast<long long>(info.step),
-                  info.size);
+      std::printf("resumed from the checkpoint at step %lld on %d ranks\n",
+                  static_cast<long long>(info.step), info.size);
       std::fflush(stdout);
     }
     if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
-      std::printf("membership %s: %d -> %d ranks at step %lld\n",
-                  info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
-                  info.previous_size, info.size, static_cast<long long>(info.step));
+      std::printf(
+          "membership %s: %d -> %d ranks at step %lld\n",
+          info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
+          info.previous_size, info.size, static_cast<long long>(info.step));
       std::fflush(stdout);
     }
     epoch_loss = epoch_correct = epoch_seen = 0;  // statistics of rolled-back steps are dropped
@@ -152,10 +165,13 @@ int main(int argc, char** argv) {
     absl::StatusOr<double> acc = test_accuracy(model, *test, comm);
     if (!acc.ok()) return acc.status();
     if (comm.rank() == 0) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d ranks\n",
-                  static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen, epoch_correct / epoch_seen, *acc,
-                  static_cast<double>(samples) / secs, comm.size());
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf(
+          "epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d "
+          "ranks\n",
+          static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen,
+          epoch_correct / epoch_seen, *acc, static_cast<double>(samples) / secs, comm.size());
       std::fflush(stdout);
     }
     epoch_loss = epoch_correct = epoch_seen = 0;
@@ -180,13 +196,17 @@ int main(int argc, char** argv) {
   // from the checkpoint). That is not a failed run: the target applies to a completed one only.
   const bool completed = sampler.epoch() >= epochs;
   if (result->comm->rank() == 0 && completed) {
-    std::printf("final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n", final_acc,
-                static_cast<long long>(result->steps), result->recoveries, result->changes);
+    std::printf(
+        "final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n",
+        final_acc, static_cast<long long>(result->steps), result->recoveries, result->changes);
   } else if (result->comm->rank() == 0) {
-    std::printf("stopped by the runtime in epoch %llu of %llu: test accuracy %.4f after %lld steps (%d recoveries, %d "
-                "membership changes); not a completed run, so no accuracy target applies\n",
-                static_cast<unsigned long long>(sampler.epoch() + 1), static_cast<unsigned long long>(epochs), final_acc,
-                static_cast<long long>(result->steps), result->recoveries, result->changes);
+    std::printf(
+        "stopped by the runtime in epoch %llu of %llu: test accuracy %.4f after %lld steps (%d "
+        "recoveries, %d "
+        "membership changes); not a completed run, so no accuracy target applies\n",
+        static_cast<unsigned long long>(sampler.epoch() + 1),
+        static_cast<unsigned long long>(epochs), final_acc, static_cast<long long>(result->steps),
+        result->recoveries, result->changes);
   }
   result->comm.reset();
   session.exit(!completed || final_acc >= target ? 0 : 1);

@@ -47,14 +47,16 @@ void Mlp::forward(const float* x, float* h, float* logits) const {
 
 void Mlp::zero_grad() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
 
-std::pair<double, std::size_t> Mlp::accumulate(const float* x, const std::uint8_t* y, std::size_t n) {
+std::pair<double, std::size_t> Mlp::accumulate(const float* x, const std::uint8_t* y,
+                                               std::size_t n) {
   double loss = 0;
   std::size_t correct = 0;
   for (std::size_t s = 0; s < n; ++s) {
     const float* xs = x + s * in_;
     forward(xs, h_.data(), p_.data());
     const float mx = *std::max_element(p_.begin(), p_.end());
-    if (static_cast<std::size_t>(std::max_element(p_.begin(), p_.end()) - p_.begin()) == y[s]) ++correct;
+    if (static_cast<std::size_t>(std::max_element(p_.begin(), p_.end()) - p_.begin()) == y[s])
+      ++correct;
     float z = 0;
     for (float& v : p_) z += (v = std::exp(v - mx));
     for (float& v : p_) v /= z;

@@ -13,12 +13,12 @@
 #include <string>
 
 #include "cnn.h"
-#include "elastic/worker/run.h"
-#include "elastic/worker/session.h"
 #include "elastic/torch/batches.h"
 #include "elastic/torch/gradient_reducer.h"
 #include "elastic/torch/learning_rate.h"
 #include "elastic/torch/state_registration.h"
+#include "elastic/worker/run.h"
+#include "elastic/worker/session.h"
 #include "fashion_mnist_data.h"
 #include "idx_reader.h"
 

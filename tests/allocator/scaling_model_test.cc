@@ -267,8 +267,8 @@ TEST(ScalingModelAllocation, LearningConvergesToTheTrueAllocation) {
     true_rates.push_back(amdahl(kR1, kSerial, n));
   }
   const PiecewiseLinear truth = *PiecewiseLinear::create(true_counts, true_rates);
-  const PiecewiseLinear linear = *PiecewiseLinear::create(std::vector<int>{1, kPool},
-                                                          std::vector<double>{50.0, 50.0 * kPool});
+  const PiecewiseLinear linear =
+      *PiecewiseLinear::create(std::vector<int>{1, kPool}, std::vector<double>{50.0, 50.0 * kPool});
   const auto plan = [&](const PiecewiseLinear& learner) {
     Problem problem = pool(kPool);
     problem.jobs = {job("learner", kPool, learner), job("linear", kPool, linear)};

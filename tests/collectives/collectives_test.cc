@@ -37,16 +37,32 @@ std::unique_ptr<Communicator> make_comm(MPI_Comm base = MPI_COMM_WORLD) {
 
 // Small integers: every partial sum over <= 8 ranks is exact in every dtype, so the oracle for
 // kSum is exact equality.
-double value(int rank, std::size_t i) { return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11); }
+double value(int rank, std::size_t i) {
+  return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11);
+}
 
 std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
   std::vector<std::byte> out(v.size() * dtype_size(t));
   for (std::size_t i = 0; i < v.size(); ++i) {
     switch (t) {
-      case DataType::kFloat32: { const float f = static_cast<float>(v[i]); std::memcpy(&out[i * 4], &f, 4); break; }
-      case DataType::kFloat64: std::memcpy(&out[i * 8], &v[i], 8); break;
-      case DataType::kBFloat16: { const std::uint16_t h = float_to_bf16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
-      case DataType::kFloat16: { const std::uint16_t h = float_to_fp16(static_cast<float>(v[i])); std::memcpy(&out[i * 2], &h, 2); break; }
+      case DataType::kFloat32: {
+        const float f = static_cast<float>(v[i]);
+        std::memcpy(&out[i * 4], &f, 4);
+        break;
+      }
+      case DataType::kFloat64:
+        std::memcpy(&out[i * 8], &v[i], 8);
+        break;
+      case DataType::kBFloat16: {
+        const std::uint16_t h = float_to_bf16(static_cast<float>(v[i]));
+        std::memcpy(&out[i * 2], &h, 2);
+        break;
+      }
+      case DataType::kFloat16: {
+        const std::uint16_t h = float_to_fp16(static_cast<float>(v[i]));
+        std::memcpy(&out[i * 2], &h, 2);
+        break;
+      }
     }
   }
   return out;
@@ -54,20 +70,40 @@ std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
 
 double decode(const std::vector<std::byte>& b, DataType t, std::size_t i) {
   switch (t) {
-    case DataType::kFloat32: { float f; std::memcpy(&f, &b[i * 4], 4); return f; }
-    case DataType::kFloat64: { double d; std::memcpy(&d, &b[i * 8], 8); return d; }
-    case DataType::kBFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return bf16_to_float(h); }
-    case DataType::kFloat16: { std::uint16_t h; std::memcpy(&h, &b[i * 2], 2); return fp16_to_float(h); }
+    case DataType::kFloat32: {
+      float f;
+      std::memcpy(&f, &b[i * 4], 4);
+      return f;
+    }
+    case DataType::kFloat64: {
+      double d;
+      std::memcpy(&d, &b[i * 8], 8);
+      return d;
+    }
+    case DataType::kBFloat16: {
+      std::uint16_t h;
+      std::memcpy(&h, &b[i * 2], 2);
+      return bf16_to_float(h);
+    }
+    case DataType::kFloat16: {
+      std::uint16_t h;
+      std::memcpy(&h, &b[i * 2], 2);
+      return fp16_to_float(h);
+    }
   }
   return NAN;
 }
 
 double rel_eps(DataType t) {
   switch (t) {
-    case DataType::kFloat32: return 1e-6;
-    case DataType::kFloat64: return 1e-14;
-    case DataType::kBFloat16: return 1.0 / 128;
-    case DataType::kFloat16: return 1.0 / 1024;
+    case DataType::kFloat32:
+      return 1e-6;
+    case DataType::kFloat64:
+      return 1e-14;
+    case DataType::kBFloat16:
+      return 1.0 / 128;
+    case DataType::kFloat16:
+      return 1.0 / 1024;
   }
   return 0;
 }
@@ -89,7 +125,8 @@ void check_allreduce(Communicator& comm, DataType t, ReduceOp op, std::size_t n)
       if (std::abs(got - want) > rel_eps(t) * std::abs(want)) ++bad;
     }
     if (bad == 1 && (op == ReduceOp::kSum ? got != sum : true)) {
-      ADD_FAILURE() << dtype_name(t) << " n=" << n << " i=" << i << " got " << got << " sum " << sum;
+      ADD_FAILURE() << dtype_name(t) << " n=" << n << " i=" << i << " got " << got << " sum "
+                    << sum;
       return;
     }
   }
@@ -110,7 +147,8 @@ TEST_P(AllreduceTest, SizesZeroOnePrimes) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllTypes, AllreduceTest,
-    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16),
+    ::testing::Combine(::testing::Values(DataType::kFloat32, DataType::kFloat64,
+                                         DataType::kBFloat16, DataType::kFloat16),
                        ::testing::Values(ReduceOp::kSum, ReduceOp::kAverage)),
     [](const ::testing::TestParamInfo<AllreduceTest::ParamType>& p) {
       return std::string(dtype_name(std::get<0>(p.param))) +
@@ -120,7 +158,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(AllreduceLarge, SixtyFourMiBEveryDtype) {
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
-  for (DataType t : {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
+  for (DataType t :
+       {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     const std::size_t n = (std::size_t{64} << 20) / dtype_size(t);
     check_allreduce(*comm, t, ReduceOp::kSum, n);
@@ -140,10 +179,38 @@ double noisy(int rank, std::size_t i) {
 // a + b in the arithmetic of `t`, on encoded elements (bf16/fp16 through float32, rounded once).
 void add_encoded(std::byte* a, const std::byte* b, DataType t) {
   switch (t) {
-    case DataType::kFloat32: { float x, y; std::memcpy(&x, a, 4); std::memcpy(&y, b, 4); x += y; std::memcpy(a, &x, 4); break; }
-    case DataType::kFloat64: { double x, y; std::memcpy(&x, a, 8); std::memcpy(&y, b, 8); x += y; std::memcpy(a, &x, 8); break; }
-    case DataType::kBFloat16: { std::uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); x = float_to_bf16(bf16_to_float(x) + bf16_to_float(y)); std::memcpy(a, &x, 2); break; }
-    case DataType::kFloat16: { std::uint16_t x, y; std::memcpy(&x, a, 2); std::memcpy(&y, b, 2); x = float_to_fp16(fp16_to_float(x) + fp16_to_float(y)); std::memcpy(a, &x, 2); break; }
+    case DataType::kFloat32: {
+      float x, y;
+      std::memcpy(&x, a, 4);
+      std::memcpy(&y, b, 4);
+      x += y;
+      std::memcpy(a, &x, 4);
+      break;
+    }
+    case DataType::kFloat64: {
+      double x, y;
+      std::memcpy(&x, a, 8);
+      std::memcpy(&y, b, 8);
+      x += y;
+      std::memcpy(a, &x, 8);
+      break;
+    }
+    case DataType::kBFloat16: {
+      std::uint16_t x, y;
+      std::memcpy(&x, a, 2);
+      std::memcpy(&y, b, 2);
+      x = float_to_bf16(bf16_to_float(x) + bf16_to_float(y));
+      std::memcpy(a, &x, 2);
+      break;
+    }
+    case DataType::kFloat16: {
+      std::uint16_t x, y;
+      std::memcpy(&x, a, 2);
+      std::memcpy(&y, b, 2);
+      x = float_to_fp16(fp16_to_float(x) + fp16_to_float(y));
+      std::memcpy(a, &x, 2);
+      break;
+    }
   }
 }
 
@@ -155,8 +222,10 @@ void add_encoded(std::byte* a, const std::byte* b, DataType t) {
 TEST(AllreduceOrdered, RankOrderBitExact) {
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
-  for (DataType t : {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
-    for (std::size_t n : {0ul, 1ul, 2ul, 5ul, 13ul, 257ul, 8191ul, 262147ul, 1000003ul, 3000017ul}) {
+  for (DataType t :
+       {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16}) {
+    for (std::size_t n :
+         {0ul, 1ul, 2ul, 5ul, 13ul, 257ul, 8191ul, 262147ul, 1000003ul, 3000017ul}) {
       SCOPED_TRACE(std::string(dtype_name(t)) + " n=" + std::to_string(n));
       auto values = [&](int r) {
         std::vector<double> v(n);
@@ -166,13 +235,15 @@ TEST(AllreduceOrdered, RankOrderBitExact) {
       std::vector<std::byte> want = values(0);
       for (int r = 1; r < comm->size(); ++r) {
         const std::vector<std::byte> x = values(r);
-        for (std::size_t i = 0; i < n; ++i) add_encoded(&want[i * dtype_size(t)], &x[i * dtype_size(t)], t);
+        for (std::size_t i = 0; i < n; ++i)
+          add_encoded(&want[i * dtype_size(t)], &x[i * dtype_size(t)], t);
       }
       std::vector<std::byte> got = values(comm->rank());
       ASSERT_TRUE(comm->allreduce(Tensor{got.data(), n, t}, ReduceOp::kSum).ok());
       std::size_t first_bad = n;
       for (std::size_t i = 0; i < n && first_bad == n; ++i) {
-        if (std::memcmp(&got[i * dtype_size(t)], &want[i * dtype_size(t)], dtype_size(t)) != 0) first_bad = i;
+        if (std::memcmp(&got[i * dtype_size(t)], &want[i * dtype_size(t)], dtype_size(t)) != 0)
+          first_bad = i;
       }
       EXPECT_EQ(first_bad, n) << "first differing element";
     }
@@ -184,7 +255,8 @@ TEST(AllreduceOrdered, RankOrderBitExact) {
 TEST(Fusion, LargeTensorsEqualUnfusedBitwise) {
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
-  const DataType types[] = {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16};
+  const DataType types[] = {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16,
+                            DataType::kFloat16};
   const std::size_t sizes[] = {100003, 7, 262147, 65521, 1};
   std::vector<std::vector<std::byte>> a, b;
   std::vector<Tensor> ta, tb;
@@ -216,7 +288,8 @@ TEST(Fusion, EqualsUnfusedBitwise) {
   ASSERT_NE(comm, nullptr);
   std::mt19937_64 rng(1234 + static_cast<unsigned>(comm->rank()));
   std::uniform_real_distribution<double> dist(-3, 3);
-  const DataType types[] = {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16, DataType::kFloat16};
+  const DataType types[] = {DataType::kFloat32, DataType::kFloat64, DataType::kBFloat16,
+                            DataType::kFloat16};
   const std::size_t sizes[] = {0, 1, 3, 17, 101, 257, 1031, 4099};
   std::vector<std::vector<std::byte>> a, b;
   std::vector<Tensor> ta, tb;
@@ -251,7 +324,8 @@ TEST(Broadcast, FromEveryRootBitExact) {
     for (std::size_t n : {0ul, 1ul, 13ul, 100003ul}) {
       std::vector<unsigned char> buf(n);
       for (std::size_t i = 0; i < n; ++i) {
-        buf[i] = static_cast<unsigned char>(comm->rank() == root ? (i * 31 + static_cast<std::size_t>(root)) : 0xAA);
+        buf[i] = static_cast<unsigned char>(
+            comm->rank() == root ? (i * 31 + static_cast<std::size_t>(root)) : 0xAA);
       }
       ASSERT_TRUE(comm->broadcast(buf.data(), n, root).ok());
       for (std::size_t i = 0; i < n; ++i) {
@@ -292,7 +366,9 @@ void missing_peer_then_sticky(std::size_t count) {
 
 TEST(Timeout, MissingPeerGivesDeadlineExceededThenSticky) { missing_peer_then_sticky(1); }
 
-TEST(Timeout, MissingPeerMidPipelineGivesDeadlineExceededThenSticky) { missing_peer_then_sticky(std::size_t{4} << 20); }
+TEST(Timeout, MissingPeerMidPipelineGivesDeadlineExceededThenSticky) {
+  missing_peer_then_sticky(std::size_t{4} << 20);
+}
 
 TEST(Factory, HostMemoryPicksMpi) {
   std::vector<float> v(4);
@@ -356,17 +432,20 @@ TEST(FaultTest, KilledRankGivesAbortedOnSurvivors) {
   if (comm->rank() == comm->size() - 1) raise(SIGKILL);
   std::vector<float> v(1024, 1.0f);
   const auto t0 = std::chrono::steady_clock::now();
-  const absl::Status st = comm->allreduce(Tensor{v.data(), v.size(), DataType::kFloat32}, ReduceOp::kSum,
-                                          CallOptions{std::chrono::seconds(30)});
+  const absl::Status st = comm->allreduce(Tensor{v.data(), v.size(), DataType::kFloat32},
+                                          ReduceOp::kSum, CallOptions{std::chrono::seconds(30)});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(absl::IsAborted(st) || absl::IsDeadlineExceeded(st)) << st;
-  EXPECT_TRUE(absl::IsAborted(comm->allreduce(Tensor{v.data(), 1, DataType::kFloat32}, ReduceOp::kSum)));
+  EXPECT_TRUE(
+      absl::IsAborted(comm->allreduce(Tensor{v.data(), 1, DataType::kFloat32}, ReduceOp::kSum)));
   if (comm->rank() == 0) {
-    std::printf("survivor rank 0: allreduce returned after %.3f s: %s\n", secs, st.ToString().c_str());
+    std::printf("survivor rank 0: allreduce returned after %.3f s: %s\n", secs,
+                st.ToString().c_str());
     if (!::testing::Test::HasFailure()) std::printf("FAULT TEST PASSED\n");
   }
   std::fflush(stdout);
-  _exit(::testing::Test::HasFailure() ? 1 : 0);  // MPI_Finalize after a failure may hang (DESIGN.md)
+  _exit(::testing::Test::HasFailure() ? 1
+                                      : 0);  // MPI_Finalize after a failure may hang (DESIGN.md)
 }
 
 }  // namespace

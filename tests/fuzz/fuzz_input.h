@@ -37,8 +37,9 @@ class MemFile {
 
 }  // namespace elastic::fuzz
 
-#define FUZZ_CHECK(condition) \
-  ((condition) ? static_cast<void>(0) : ::elastic::fuzz::check_failed(#condition, __FILE__, __LINE__))
+#define FUZZ_CHECK(condition)         \
+  ((condition) ? static_cast<void>(0) \
+               : ::elastic::fuzz::check_failed(#condition, __FILE__, __LINE__))
 
 // The entry point libFuzzer calls (and corpus_main.cc, in builds without libFuzzer).
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);

@@ -29,8 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kData = ELASTIC_SHARED_DATA;
-const std::string kSummit =
-    kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz";
+const std::string kSummit = kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -47,7 +46,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 const std::string kIntervals =
     "node,idle_start_unix,idle_end_unix,duration_s,censored\n"
     "a,100,200,100,0\n"
-    "a,200,250,50,0\n"  // touches the previous one: one hole [100,250)
+    "a,200,250,50,0\n"   // touches the previous one: one hole [100,250)
     "b,150,400,250,1\n"  // open at the end of the slice
     "c,300,350,50,0\n";
 
@@ -391,7 +390,8 @@ TEST_P(SummitEndToEnd, InvariantsHold) {
     ASSERT_LE(row.running, 10);
   }
   // The outputs are written and readable.
-  const fs::path dir = fs::temp_directory_path() / ("replay_test_out_" + std::to_string(static_cast<int>(GetParam())));
+  const fs::path dir = fs::temp_directory_path() /
+                       ("replay_test_out_" + std::to_string(static_cast<int>(GetParam())));
   ASSERT_TRUE(write_outputs(dir.string(), *trace, *workload, *r).ok());
   EXPECT_TRUE(fs::exists(dir / "metrics.json"));
   std::ifstream timeline(dir / "timeline.csv");

@@ -22,7 +22,8 @@ std::vector<traces::WorkloadJob> three_jobs() {
 
 std::vector<std::string> ids(const std::vector<traces::WorkloadJob>& w) {
   std::vector<std::string> out;
-  for (const auto& j : w) out.push_back(j.id + "@" + std::to_string(static_cast<int>(j.submit_unix)));
+  for (const auto& j : w)
+    out.push_back(j.id + "@" + std::to_string(static_cast<int>(j.submit_unix)));
   return out;
 }
 
@@ -31,10 +32,10 @@ TEST(ScaleWorkload, CopiesSideBySideAndRepeatedUntilTheSpanEnds) {
   ASSERT_TRUE(w.ok()) << w.status();
   // Repetition 1 starts 150 s later; its last job (at 250 s after the first submission) is in the
   // span, a third repetition (300 s) is not.
-  EXPECT_EQ(ids(*w), (std::vector<std::string>{"J0@1000", "J1@1050", "J2@1100", "J0#2@1000",
-                                               "J1#2@1050", "J2#2@1100", "J0@1@1150", "J1@1@1200",
-                                               "J2@1@1250", "J0#2@1@1150", "J1#2@1@1200",
-                                               "J2#2@1@1250"}));
+  EXPECT_EQ(ids(*w),
+            (std::vector<std::string>{"J0@1000", "J1@1050", "J2@1100", "J0#2@1000", "J1#2@1050",
+                                      "J2#2@1100", "J0@1@1150", "J1@1@1200", "J2@1@1250",
+                                      "J0#2@1@1150", "J1#2@1@1200", "J2#2@1@1250"}));
   // One copy over a span shorter than the list is the list itself.
   w = scale_workload(three_jobs(), 1, 10);
   ASSERT_TRUE(w.ok());

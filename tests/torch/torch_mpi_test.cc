@@ -27,7 +27,8 @@ std::unique_ptr<coll::Communicator> comm_of(MPI_Comm c) {
   return r.ok() ? std::move(*r) : nullptr;
 }
 
-et::GradientReducerOptions options(std::size_t bucket_bytes, et::GradientOp op = et::GradientOp::kAverage) {
+et::GradientReducerOptions options(std::size_t bucket_bytes,
+                                   et::GradientOp op = et::GradientOp::kAverage) {
   et::GradientReducerOptions o;
   o.bucket_bytes = bucket_bytes;
   o.op = op;
@@ -215,8 +216,7 @@ TEST(GradientReducer, RankWithoutBackwardStillTakesPart) {
   ::torch::manual_seed(5);
   Net net;
   net->eval();
-  auto reducer = et::GradientReducer::create(net->parameters(),
-                                             options(256, et::GradientOp::kSum));
+  auto reducer = et::GradientReducer::create(net->parameters(), options(256, et::GradientOp::kSum));
   ASSERT_TRUE(reducer.ok()) << reducer.status();
   ::torch::Tensor expected_fc;
   for (int r = 1; r < comm->size(); ++r) {  // the reference, on every rank

@@ -43,8 +43,8 @@ std::vector<double> easy_backfill(std::span<const BatchJob> jobs, int capacity) 
   };
 
   while (next_arrival < n || !completions.empty()) {
-    const double t_arrival =
-        next_arrival < n ? jobs[order[next_arrival]].submit : std::numeric_limits<double>::infinity();
+    const double t_arrival = next_arrival < n ? jobs[order[next_arrival]].submit
+                                              : std::numeric_limits<double>::infinity();
     const double t_done =
         completions.empty() ? std::numeric_limits<double>::infinity() : completions.top().first;
     const double t = std::min(t_arrival, t_done);

@@ -32,7 +32,8 @@ absl::Status write_file(const fs::path& path, const std::string& text) {
 
 std::string timeline_csv(const std::vector<traces::WorkloadJob>& workload,
                          const ReplayResult& result, double start) {
-  std::string out = "time_unix,time_s,idle_nodes,allocated_nodes,running_jobs,queued_jobs,job_counts\n";
+  std::string out =
+      "time_unix,time_s,idle_nodes,allocated_nodes,running_jobs,queued_jobs,job_counts\n";
   for (const TimelineRow& row : result.timeline) {
     fmt::format_to(std::back_inserter(out), "{:.0f},{:.0f},{},{},{},{},", row.time,
                    row.time - start, row.idle, row.allocated, row.running, row.queued);
@@ -102,7 +103,9 @@ std::string hole_cdf(const traces::HoleTrace& trace) {
 }
 
 // gnuplot string literal: single quotes, a quote doubled.
-std::string quoted(const std::string& s) { return "'" + absl::StrReplaceAll(s, {{"'", "''"}}) + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + absl::StrReplaceAll(s, {{"'", "''"}}) + "'";
+}
 
 }  // namespace
 
@@ -113,9 +116,14 @@ absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trac
   fs::create_directories(dir, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
   const fs::path d(dir);
-  if (auto s = write_file(d / "metrics.json", to_json(result.metrics).dump(2) + "\n"); !s.ok()) return s;
-  if (auto s = write_file(d / "timeline.csv", timeline_csv(workload, result, trace.start)); !s.ok()) return s;
-  if (auto s = write_file(d / "allocation_rects.dat", allocation_rects(result, trace.start, trace.end)); !s.ok()) return s;
+  if (auto s = write_file(d / "metrics.json", to_json(result.metrics).dump(2) + "\n"); !s.ok())
+    return s;
+  if (auto s = write_file(d / "timeline.csv", timeline_csv(workload, result, trace.start)); !s.ok())
+    return s;
+  if (auto s =
+          write_file(d / "allocation_rects.dat", allocation_rects(result, trace.start, trace.end));
+      !s.ok())
+    return s;
   return write_file(d / "hole_cdf.dat", hole_cdf(trace));
 }
 
@@ -159,7 +167,8 @@ do for [t in 'pngcairo svg'] {
   const std::string log_path = (fs::path(dir) / "gnuplot.log").string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::string prog = "gnuplot";
   std::vector<char*> argv{prog.data(), const_cast<char*>(path.c_str()), nullptr};
@@ -185,21 +194,33 @@ std::string summary_table(const std::vector<const Metrics*>& results) {
     std::string (*get)(const Metrics&);
   };
   static const Row kRows[] = {
-      {"hole node-hours", [](const Metrics& m) { return fmt::format("{:.0f}", m.hole_node_s / 3600); }},
-      {"allocated node-hours", [](const Metrics& m) { return fmt::format("{:.0f}", m.allocated_node_s / 3600); }},
+      {"hole node-hours",
+       [](const Metrics& m) { return fmt::format("{:.0f}", m.hole_node_s / 3600); }},
+      {"allocated node-hours",
+       [](const Metrics& m) { return fmt::format("{:.0f}", m.allocated_node_s / 3600); }},
       {"utilization", [](const Metrics& m) { return fmt::format("{:.4f}", m.utilization); }},
       {"ideal samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.ideal_samples); }},
       {"samples", [](const Metrics& m) { return fmt::format("{:.4g}", m.samples); }},
-      {"learned reports (replans)", [](const Metrics& m) { return fmt::format("{} ({})", m.reports, m.learned_replans); }},
-      {"elastic efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.elastic_efficiency); }},
-      {"scaling efficiency", [](const Metrics& m) { return fmt::format("{:.4f}", m.scaling_efficiency); }},
+      {"learned reports (replans)",
+       [](const Metrics& m) { return fmt::format("{} ({})", m.reports, m.learned_replans); }},
+      {"elastic efficiency",
+       [](const Metrics& m) { return fmt::format("{:.4f}", m.elastic_efficiency); }},
+      {"scaling efficiency",
+       [](const Metrics& m) { return fmt::format("{:.4f}", m.scaling_efficiency); }},
       {"jobs submitted", [](const Metrics& m) { return fmt::format("{}", m.jobs_submitted); }},
       {"jobs finished", [](const Metrics& m) { return fmt::format("{}", m.jobs_finished); }},
       {"rescales", [](const Metrics& m) { return fmt::format("{}", m.rescales); }},
       {"preemptions", [](const Metrics& m) { return fmt::format("{}", m.preemptions); }},
-      {"solves (skipped)", [](const Metrics& m) { return fmt::format("{} ({})", m.solves, m.solves_skipped); }},
-      {"solve ms p50/p99/max", [](const Metrics& m) { return fmt::format("{:.2f}/{:.2f}/{:.1f}", m.solve_ms_p50, m.solve_ms_p99, m.solve_ms_max); }},
-      {"JCT h p50/p99", [](const Metrics& m) { return fmt::format("{:.2f}/{:.2f}", m.jct_s_p50 / 3600, m.jct_s_p99 / 3600); }},
+      {"solves (skipped)",
+       [](const Metrics& m) { return fmt::format("{} ({})", m.solves, m.solves_skipped); }},
+      {"solve ms p50/p99/max",
+       [](const Metrics& m) {
+         return fmt::format("{:.2f}/{:.2f}/{:.1f}", m.solve_ms_p50, m.solve_ms_p99, m.solve_ms_max);
+       }},
+      {"JCT h p50/p99",
+       [](const Metrics& m) {
+         return fmt::format("{:.2f}/{:.2f}", m.jct_s_p50 / 3600, m.jct_s_p99 / 3600);
+       }},
       {"replay wall s", [](const Metrics& m) { return fmt::format("{:.2f}", m.wall_s); }},
   };
   std::string out = fmt::format("{:<26}", "metric");

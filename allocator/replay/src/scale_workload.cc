@@ -16,8 +16,8 @@ absl::StatusOr<std::vector<traces::WorkloadJob>> scale_workload(
       [](const auto& a, const auto& b) { return a.submit_unix < b.submit_unix; });
   const double submit_span = last->submit_unix - first->submit_unix;
   // Span plus the mean gap: repetitions continue the arrival rhythm (at least 1 s apart).
-  const double period =
-      std::max(1.0, submit_span + submit_span / std::max(1.0, static_cast<double>(workload.size()) - 1));
+  const double period = std::max(
+      1.0, submit_span + submit_span / std::max(1.0, static_cast<double>(workload.size()) - 1));
   const double repeats = std::max(1.0, std::ceil(std::max(0.0, span_s) / period));
   const double total = repeats * copies * static_cast<double>(workload.size());
   if (total > static_cast<double>(kMaxScaledJobs)) {

@@ -70,7 +70,7 @@ void ScalingKnowledge::fill(std::size_t w, std::span<const std::size_t> admitted
 // every standard library.
 double ScalingKnowledge::noise_factor() {
   if (learn_.noise <= 0) return 1.0;
-  constexpr double kScale = 1.0 / 18446744073709551616.0;  // 2^-64
+  constexpr double kScale = 1.0 / 18446744073709551616.0;          // 2^-64
   const double u1 = (static_cast<double>(rng_()) + 1.0) * kScale;  // (0, 1]
   const double u2 = static_cast<double>(rng_()) * kScale;
   const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);

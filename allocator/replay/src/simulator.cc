@@ -21,12 +21,12 @@ constexpr double kMaxHoleHorizon = 600.0;
 
 // One admitted job.
 struct Active {
-  std::size_t w = 0;        // workload index
-  std::vector<int> nodes;   // held node indices
-  double progress = 0.0;    // samples done
+  std::size_t w = 0;       // workload index
+  std::vector<int> nodes;  // held node indices
+  double progress = 0.0;   // samples done
   double stall_until = -kInf;
-  double rate = 0.0;        // r_j(N_j), 0 below the minimum
-  double finish = kInf;     // when it reaches Pmax at the current rate
+  double rate = 0.0;            // r_j(N_j), 0 below the minimum
+  double finish = kInf;         // when it reaches Pmax at the current rate
   double period_samples = 0.0;  // made since the last report tick (learned mode)
   bool drop_report = true;      // the next report follows a change of nodes: dropped
 };
@@ -71,7 +71,7 @@ class Replay {
 
   double now_ = 0.0;
   std::vector<char> in_pool_;
-  std::vector<int> owner_;  // workload index holding the node, -1 none
+  std::vector<int> owner_;          // workload index holding the node, -1 none
   std::vector<double> idle_since_;  // when the node last joined the pool
   alloc::HoleLifetime holes_;       // lengths of the holes that ended up to now
   int pool_size_ = 0;
@@ -144,7 +144,8 @@ void Replay::describe_holes(alloc::Problem& problem) {
   const auto mid = residual.begin() + static_cast<std::ptrdiff_t>(residual.size() / 2);
   std::nth_element(residual.begin(), mid, residual.end());
   const double median = *mid;
-  if (options_.hole_horizon) problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
+  if (options_.hole_horizon)
+    problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
   if (options_.hole_aware) {
     for (alloc::Node& node : problem.nodes) {
       node.leaving_soon = node.expected_idle_s < std::max(problem.horizon_s, median);
@@ -183,9 +184,9 @@ absl::Status Replay::solve() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   ++result_.metrics.solves;
   if (!plan.ok()) {
-    return absl::Status(plan.status().code(), absl::StrCat("allocator at t=", now_, " (",
-                                                           now_ - trace_.start, " s into the trace): ",
-                                                           plan.status().message()));
+    return absl::Status(plan.status().code(),
+                        absl::StrCat("allocator at t=", now_, " (", now_ - trace_.start,
+                                     " s into the trace): ", plan.status().message()));
   }
   if (plan->status == alloc::SolveStatus::kTimeLimit) ++result_.metrics.solves_not_optimal;
   if (plan->jobs.size() != active_.size()) {
@@ -218,8 +219,8 @@ absl::Status Replay::solve() {
     if (held == wanted[i]) continue;
     for (int node : wanted[i]) {
       if (owner_[node] != -1) {
-        return absl::InternalError(absl::StrCat("allocator gave node ", trace_.node_names[node],
-                                                " to two jobs"));
+        return absl::InternalError(
+            absl::StrCat("allocator gave node ", trace_.node_names[node], " to two jobs"));
       }
       owner_[node] = static_cast<int>(job.w);
     }
@@ -283,7 +284,8 @@ void Replay::record_row() {
   row.running = static_cast<int>(active_.size());
   row.queued = static_cast<int>(queue_.size() - queue_head_);
   for (const Active& job : active_) {
-    if (!job.nodes.empty()) row.counts.emplace_back(static_cast<int>(job.w), static_cast<int>(job.nodes.size()));
+    if (!job.nodes.empty())
+      row.counts.emplace_back(static_cast<int>(job.w), static_cast<int>(job.nodes.size()));
   }
   result_.timeline.push_back(std::move(row));
 }
@@ -297,7 +299,8 @@ absl::StatusOr<ReplayResult> Replay::run() {
   in_pool_.assign(n_nodes, 0);
   owner_.assign(n_nodes, -1);
   idle_since_.assign(n_nodes, trace_.start);
-  for (std::size_t i = 0; i < n_nodes; ++i) node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
+  for (std::size_t i = 0; i < n_nodes; ++i)
+    node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
   result_.jobs.resize(workload_.size());
   const bool learning = options_.scaling == ScalingSource::kLearned;
   const double period = options_.learn.report_period_s;

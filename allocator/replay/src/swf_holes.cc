@@ -16,7 +16,8 @@ traces::HoleTrace holes_from_busy(std::span<const BusyPeriod> busy, int capacity
   traces::HoleTrace trace;
   const int width = std::max<int>(4, static_cast<int>(absl::StrCat(capacity - 1).size()));
   trace.node_names.reserve(capacity);
-  for (int i = 0; i < capacity; ++i) trace.node_names.push_back(absl::StrFormat("node%0*d", width, i));
+  for (int i = 0; i < capacity; ++i)
+    trace.node_names.push_back(absl::StrFormat("node%0*d", width, i));
   trace.start = start;
   trace.end = end;
 
@@ -109,10 +110,12 @@ absl::StatusOr<traces::HoleTrace> holes_from_swf(const traces::SwfLog& log,
     all_waits = all_waits && job.wait >= 0;
   }
   if (usable.empty()) {
-    return absl::InvalidArgumentError("SWF log: empty trace: no job has both a size and a run time");
+    return absl::InvalidArgumentError(
+        "SWF log: empty trace: no job has both a size and a run time");
   }
   SwfSchedule schedule = options.schedule;
-  if (schedule == SwfSchedule::kAuto) schedule = all_waits ? SwfSchedule::kRecorded : SwfSchedule::kEasy;
+  if (schedule == SwfSchedule::kAuto)
+    schedule = all_waits ? SwfSchedule::kRecorded : SwfSchedule::kEasy;
 
   std::vector<BusyPeriod> busy;
   busy.reserve(usable.size());
@@ -134,8 +137,8 @@ absl::StatusOr<traces::HoleTrace> holes_from_swf(const traces::SwfLog& log,
         nodes = capacity;  // would never start otherwise
         ++clipped;
       }
-      batch.push_back({job->submit, job->run,
-                       job->requested_time > 0 ? job->requested_time : job->run, nodes});
+      batch.push_back(
+          {job->submit, job->run, job->requested_time > 0 ? job->requested_time : job->run, nodes});
     }
     const std::vector<double> starts = easy_backfill(batch, capacity);
     for (std::size_t j = 0; j < batch.size(); ++j) {

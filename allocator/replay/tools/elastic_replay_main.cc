@@ -108,11 +108,13 @@ int main(int argc, char** argv) {
   double tile_days = 0.0;
   bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
-  app.add_option("--workload", workload_path, "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
+  app.add_option("--workload", workload_path,
+                 "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
   app.add_option("--out", out_dir, "Output folder")->capture_default_str();
   app.add_option("--solver", solver, alloc::solver_help())->capture_default_str();
-  app.add_option("--compare", compare, "Comma-separated solvers to run side by side, e.g. milp,equal-share");
+  app.add_option("--compare", compare,
+                 "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--scaling", scaling,
                  "What the planner knows of scalability: oracle | learned | none, or a "
                  "comma-separated list to run side by side")
@@ -131,8 +133,9 @@ int main(int argc, char** argv) {
                  "time to the trace end; 'auto': the fewest copies whose demand at Jmax reaches "
                  "the mean idle pool")
       ->capture_default_str();
-  app.add_option("--stall", stall,
-                 "Grow and shrink stall of every job in seconds (default: the workload's Tcup/Tcdw)");
+  app.add_option(
+      "--stall", stall,
+      "Grow and shrink stall of every job in seconds (default: the workload's Tcup/Tcdw)");
   app.add_flag("--hole-aware", hole_aware,
                "Give each node its expected remaining idle time from its hole's age (learned from "
                "holes that ended so far); grows avoid, shrinks release first, nodes expected to "
@@ -141,16 +144,19 @@ int main(int argc, char** argv) {
                "Horizon per solve = the pool's median expected remaining idle time (1..600 s) "
                "instead of --horizon");
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
-  app.add_option("--objective", objective, "throughput | speedup | weighted | fair")->capture_default_str();
+  app.add_option("--objective", objective, "throughput | speedup | weighted | fair")
+      ->capture_default_str();
   app.add_option("--max-running", max_running, "Jobs admitted at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
-  app.add_option("--time-limit", time_limit, "Solver time limit per call (s)")->capture_default_str();
+  app.add_option("--time-limit", time_limit, "Solver time limit per call (s)")
+      ->capture_default_str();
   app.add_option("--format", format, "Trace format: auto | intervals | swf")->capture_default_str();
   app.add_option("--capacity", capacity, "SWF machine size (default: header MaxNodes)")
       ->check(CLI::Range(0, alloc::kMaxNodes));
   app.add_option("--swf-schedule", schedule, "auto | recorded | easy")->capture_default_str();
-  app.add_option("--start", start_arg, "Window start: Unix seconds, or +seconds after the trace start");
+  app.add_option("--start", start_arg,
+                 "Window start: Unix seconds, or +seconds after the trace start");
   app.add_option("--end", end_arg, "Window end: Unix seconds, or +seconds after the trace start");
   app.add_option("--tile-days", tile_days,
                  "Synthetic trace: repeat the trace back to back to this many days (benchmarks)");
@@ -188,7 +194,8 @@ int main(int argc, char** argv) {
                            alloc::kMaxSeconds, learn.report_period_s));
   }
   if (app.count("--stall") > 0 && !(stall >= 0 && stall <= alloc::kMaxSeconds)) {
-    return bad(fmt::format("--stall: must be in [0, {:g}] seconds, not {:g}", alloc::kMaxSeconds, stall));
+    return bad(
+        fmt::format("--stall: must be in [0, {:g}] seconds, not {:g}", alloc::kMaxSeconds, stall));
   }
   if (seed < 0) return bad(fmt::format("--seed: must be >= 0, not {}", seed));
   learn.seed = static_cast<std::uint64_t>(seed);
@@ -196,8 +203,10 @@ int main(int argc, char** argv) {
     return bad(fmt::format("--report-noise: must be in [0, 1], not {:g}", learn.noise));
   }
   static const std::map<std::string, alloc::Objective> kObjectives{
-      {"throughput", alloc::Objective::kThroughput}, {"speedup", alloc::Objective::kSpeedup},
-      {"weighted", alloc::Objective::kWeighted}, {"fair", alloc::Objective::kFair}};
+      {"throughput", alloc::Objective::kThroughput},
+      {"speedup", alloc::Objective::kSpeedup},
+      {"weighted", alloc::Objective::kWeighted},
+      {"fair", alloc::Objective::kFair}};
   if (!kObjectives.contains(objective)) {
     return bad("unknown --objective '" + echo_token(objective) + "'");
   }
@@ -222,9 +231,8 @@ int main(int argc, char** argv) {
   }
 
   int copies = 1;  // 0: auto, once the trace is known
-  if (scale_workload != "auto" &&
-      !(absl::SimpleAtoi(scale_workload, &copies) && copies >= 1 &&
-        copies <= replay::kMaxWorkloadCopies)) {
+  if (scale_workload != "auto" && !(absl::SimpleAtoi(scale_workload, &copies) && copies >= 1 &&
+                                    copies <= replay::kMaxWorkloadCopies)) {
     return bad(fmt::format("--scale-workload: not 'auto' or a whole number in [1, {}]: {}",
                            replay::kMaxWorkloadCopies, echo_token(scale_workload)));
   }
@@ -239,8 +247,10 @@ int main(int argc, char** argv) {
   if (format == "swf") {
     replay::SwfHoleOptions so;
     so.capacity = capacity;
-    if (schedule == "recorded") so.schedule = replay::SwfSchedule::kRecorded;
-    else if (schedule == "easy") so.schedule = replay::SwfSchedule::kEasy;
+    if (schedule == "recorded")
+      so.schedule = replay::SwfSchedule::kRecorded;
+    else if (schedule == "easy")
+      so.schedule = replay::SwfSchedule::kEasy;
     else if (schedule != "auto")
       return bad("unknown --swf-schedule '" + echo_token(schedule) + "'");
     absl::StatusOr<traces::SwfLog> log = traces::load_swf(trace_path, read);
@@ -337,7 +347,8 @@ int main(int argc, char** argv) {
         const int decile = static_cast<int>(fraction * 10);
         if (decile == last_decile) return;
         last_decile = decile;
-        fmt::print(stderr, "[{}] {:.0f}% of the trace, {:.1f} s\n", policy, 100 * fraction, elapsed);
+        fmt::print(stderr, "[{}] {:.0f}% of the trace, {:.1f} s\n", policy, 100 * fraction,
+                   elapsed);
       }
       shown = true;
       last = now;

@@ -19,11 +19,11 @@
 
 #include "../timing.h"
 #include "../world.h"
-#include "require_gpu.h"
 #include "elastic/collectives/factory.h"
 #include "gpu_mlp.h"
 #include "idx_reader.h"
 #include "mlp.h"
+#include "require_gpu.h"
 
 namespace coll = elastic::coll;
 namespace ex = elastic::examples;
@@ -94,11 +94,17 @@ int main(int argc, char** argv) {
       };
       for (int i = 0; i < 10; ++i) compute_step(), dp_step();  // warm-up (cuBLAS, NCCL channels)
       const int per_block = steps / 5;
-      const auto [compute_s, dp_s] = elastic::bench::median_seconds<2>(5, {
-          [&] { for (int i = 0; i < per_block; ++i) compute_step(); },
-          [&] { for (int i = 0; i < per_block; ++i) dp_step(); }});
+      const auto [compute_s, dp_s] =
+          elastic::bench::median_seconds<2>(5, {[&] {
+                                                  for (int i = 0; i < per_block; ++i)
+                                                    compute_step();
+                                                },
+                                                [&] {
+                                                  for (int i = 0; i < per_block; ++i) dp_step();
+                                                }});
       const double block_samples = static_cast<double>(per_block) * static_cast<double>(batch);
-      const double compute = block_samples / compute_s, dp = block_samples / dp_s;  // samples/s per rank
+      const double compute = block_samples / compute_s,
+                   dp = block_samples / dp_s;  // samples/s per rank
       if (rank == 0) {
         std::printf("%8zu %8zu %16.0f %16.0f %16.0f %8.3f\n", hidden, batch, compute, dp, dp * size,
                     dp / compute);

@@ -17,9 +17,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "elastic/collectives/factory.h"
 #include "../timing.h"
 #include "../world.h"
+#include "elastic/collectives/factory.h"
 #include "require_gpu.h"
 
 namespace coll = elastic::coll;

@@ -17,7 +17,8 @@ inline bool require_gpu_or_finalize(int rank) {
   int usable = probe == cudaSuccess && devices > 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (usable != 0) return true;
-  if (rank == 0) std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
+  if (rank == 0)
+    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n", cudaGetErrorString(probe));
   MPI_Finalize();
   return false;
 }

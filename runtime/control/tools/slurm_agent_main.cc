@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string host = args[i];
-  const std::string command = absl::StrJoin(args.begin() + static_cast<long>(i) + 1, args.end(), " ");
+  const std::string command =
+      absl::StrJoin(args.begin() + static_cast<long>(i) + 1, args.end(), " ");
   const std::string name = std::string(elastic::rt::kHolderJobPrefix) + host;
   absl::StatusOr<std::string> ids =
       elastic::rt::run_capture(squeue + " -h -t RUNNING -w " + elastic::rt::shell_quote(host) +

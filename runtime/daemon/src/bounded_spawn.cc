@@ -69,14 +69,14 @@ absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm
                                          std::chrono::milliseconds timeout) {
   for (const std::string& kv : request.env) {
     if (kv.find('=') == std::string::npos || kv.front() == '=') {
-      return absl::InvalidArgumentError(fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));
+      return absl::InvalidArgumentError(
+          fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));
     }
   }
   if (!request.env.empty() && request.command.find('=') != std::string::npos) {
     // env(1) would take it for one more NAME=VALUE.
-    return absl::InvalidArgumentError(
-        fmt::format("command '{}': a path with '=' cannot be spawned with an environment",
-                    request.command));
+    return absl::InvalidArgumentError(fmt::format(
+        "command '{}': a path with '=' cannot be spawned with an environment", request.command));
   }
   auto call = std::make_shared<Call>();
   call->request = request;

@@ -72,8 +72,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
 
 Daemon::Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal journal,
                EventLog events, std::unique_ptr<HostfileWatcher> watcher)
-    : options_(std::move(options)), dir_(std::move(dir)), lock_(std::move(lock)),
-      journal_(std::move(journal)), events_(std::move(events)), watcher_(std::move(watcher)),
+    : options_(std::move(options)),
+      dir_(std::move(dir)),
+      lock_(std::move(lock)),
+      journal_(std::move(journal)),
+      events_(std::move(events)),
+      watcher_(std::move(watcher)),
       queue_(dir_) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
@@ -204,8 +208,10 @@ std::set<ProcessKey> Daemon::remote_running() {
   if (running.ok()) return *std::move(running);
   if (!process_table_failed_) {
     process_table_failed_ = true;
-    say(fmt::format("cannot see processes on other hosts ({}): a node is released once its ranks "
-                    "have left their job", msg(running.status())));
+    say(
+        fmt::format("cannot see processes on other hosts ({}): a node is released once its ranks "
+                    "have left their job",
+                    msg(running.status())));
     log("process_table_unavailable", {{"error", msg(running.status())}});
   }
   return {};
@@ -221,7 +227,9 @@ void Daemon::check_leaving() {
       std::erase_if(it->second, process_gone);
     } else {
       if (!remote) remote = remote_running();
-      std::erase_if(it->second, [&](int pid) { return !remote->contains(ProcessKey{it->first, pid}); });
+      std::erase_if(it->second, [&](int pid) {
+        return !remote->contains(ProcessKey{it->first, pid});
+      });
     }
     it = it->second.empty() ? exiting_.erase(it) : std::next(it);
   }
@@ -270,7 +278,8 @@ void Daemon::write_status() {
     s.nodes.push_back(n);
   }
   for (const std::string& name : lost_) {
-    if (std::none_of(pool_.begin(), pool_.end(), [&](const HostEntry& h) { return h.name == name; })) {
+    if (std::none_of(pool_.begin(), pool_.end(),
+                     [&](const HostEntry& h) { return h.name == name; })) {
       s.nodes.push_back(NodeStatus{name, 0, "lost", ""});
     }
   }

@@ -54,7 +54,8 @@ std::vector<std::string> JobGroup::misplaced() const {
   if (placement_.fake_nodes) return out;
   for (std::size_t i = 0; i < rank_nodes_.size() && i < rank_peers_.size(); ++i) {
     if (rank_peers_[i].host != rank_nodes_[i]) {
-      out.push_back(fmt::format("rank {}: node {}, host {}", i, rank_nodes_[i], rank_peers_[i].host));
+      out.push_back(
+          fmt::format("rank {}: node {}, host {}", i, rank_nodes_[i], rank_peers_[i].host));
     }
   }
   return out;
@@ -205,7 +206,8 @@ absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
   }
   if (absl::Status st = await_spawn_confirmation(); !st.ok()) return st;
   ++generation_;
-  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count), proto::Reason::kPlan);
+  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count),
+                   proto::Reason::kPlan);
 }
 
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
@@ -220,9 +222,8 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   if (leaving.size() == rank_nodes_.size()) return stop(true);
   if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
   ++generation_;
-  if (absl::Status st = header(proto::Directive::kLeave,
-                               static_cast<int>(leaving.size()), proto::Reason::kPlan,
-                               proto::list_checksum(leaving));
+  if (absl::Status st = header(proto::Directive::kLeave, static_cast<int>(leaving.size()),
+                               proto::Reason::kPlan, proto::list_checksum(leaving));
       !st.ok()) {
     return handle_error(st);
   }

@@ -42,7 +42,8 @@ absl::Status write_all(int fd, const std::vector<std::byte>& data, const std::fi
 }  // namespace
 
 absl::Status State::save_checkpoint(const std::filesystem::path& path) const {
-  if (!has_commit()) return absl::FailedPreconditionError("State::save_checkpoint: nothing committed yet");
+  if (!has_commit())
+    return absl::FailedPreconditionError("State::save_checkpoint: nothing committed yet");
   const std::vector<std::byte> layout = layout_bytes();
   std::vector<std::byte> out;
   out.reserve(snapshot_.size() + layout.size() + 64);
@@ -68,7 +69,8 @@ absl::Status State::save_checkpoint(const std::filesystem::path& path) const {
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_error("rename to checkpoint", path);
   // Make the rename itself durable.
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const std::filesystem::path dir =
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
@@ -91,11 +93,13 @@ absl::Status State::load_checkpoint(const std::filesystem::path& path) {
   Reader in(file);
   const auto magic = in.take(sizeof(kMagic));
   if (!magic || std::memcmp(magic->data(), kMagic, sizeof(kMagic)) != 0) {
-    return absl::DataLossError(absl::StrCat("checkpoint '", name, "': not a libelastic checkpoint (bad magic)"));
+    return absl::DataLossError(
+        absl::StrCat("checkpoint '", name, "': not a libelastic checkpoint (bad magic)"));
   }
   const auto total = in.get<std::uint64_t>();
   if (!total || *total != file.size()) {
-    return absl::DataLossError(absl::StrCat("checkpoint '", name, "' is truncated or padded: header says ",
+    return absl::DataLossError(absl::StrCat("checkpoint '", name,
+                                            "' is truncated or padded: header says ",
                                             total ? *total : 0, " bytes, file has ", file.size()));
   }
   const std::uint32_t stored_crc = [&] {

@@ -21,7 +21,8 @@ std::uint64_t splitmix64(std::uint64_t& s) {
 
 // Appends the positions [a, b) of the concatenation of `ranges` to `out`, as ranges, merging
 // with the last one when contiguous.
-void slice(const std::vector<Range>& ranges, std::uint64_t a, std::uint64_t b, std::vector<Range>& out) {
+void slice(const std::vector<Range>& ranges, std::uint64_t a, std::uint64_t b,
+           std::vector<Range>& out) {
   std::uint64_t base = 0;
   for (const Range& r : ranges) {
     const std::uint64_t len = r.end - r.begin;
@@ -44,14 +45,20 @@ void slice(const std::vector<Range>& ranges, std::uint64_t a, std::uint64_t b, s
 
 Sampler::Sampler(std::uint64_t dataset_size, std::uint64_t batch_size, std::uint64_t seed, int rank,
                  int world_size)
-    : dataset_size_(dataset_size), batch_size_(batch_size), seed_(seed), rank_(rank), world_size_(world_size) {
+    : dataset_size_(dataset_size),
+      batch_size_(batch_size),
+      seed_(seed),
+      rank_(rank),
+      world_size_(world_size) {
   if (dataset_size == 0 || batch_size == 0 || world_size <= 0 || rank < 0 || rank >= world_size) {
-    throw std::invalid_argument("Sampler: dataset_size, batch_size and world_size must be > 0 and rank in range");
+    throw std::invalid_argument(
+        "Sampler: dataset_size, batch_size and world_size must be > 0 and rank in range");
   }
   remaining_ = {Range{0, dataset_size_}};
 }
 
-std::vector<std::uint64_t> Sampler::permutation(std::uint64_t n, std::uint64_t seed, std::uint64_t epoch) {
+std::vector<std::uint64_t> Sampler::permutation(std::uint64_t n, std::uint64_t seed,
+                                                std::uint64_t epoch) {
   std::vector<std::uint64_t> p(n);
   for (std::uint64_t i = 0; i < n; ++i) p[i] = i;
   std::uint64_t s = seed ^ (epoch * 0xd1b54a32d192ed03ull);
@@ -136,7 +143,8 @@ void Sampler::advance() {
 
 void Sampler::repartition(int rank, int world_size) {
   if (world_size <= 0 || rank < 0 || rank >= world_size) {
-    throw std::invalid_argument(absl::StrCat("Sampler::repartition: rank ", rank, " of ", world_size));
+    throw std::invalid_argument(
+        absl::StrCat("Sampler::repartition: rank ", rank, " of ", world_size));
   }
   // The unprocessed suffix of every old shard, in order, becomes the new remainder.
   std::vector<Range> next;
@@ -185,9 +193,9 @@ absl::Status Sampler::load(std::span<const std::byte> bytes) {
     return absl::DataLossError("Sampler state: truncated or not a sampler");
   }
   if (*n != dataset_size_ || *b != batch_size_ || *seed != seed_) {
-    return absl::InvalidArgumentError(absl::StrCat("Sampler state is for dataset_size=", *n, " batch_size=", *b,
-                                                   " seed=", *seed, ", this sampler has ", dataset_size_, "/",
-                                                   batch_size_, "/", seed_));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Sampler state is for dataset_size=", *n, " batch_size=", *b, " seed=", *seed,
+                     ", this sampler has ", dataset_size_, "/", batch_size_, "/", seed_));
   }
   if (*w <= 0 || *w > (1 << 24) || in.left() != *nr * 16) {
     return absl::DataLossError("Sampler state: bad world size or range count");

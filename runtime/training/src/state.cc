@@ -28,16 +28,19 @@ struct State::Entry {
   Checkpointable* object;
 };
 
-State::State(StateOptions opts) : opts_(std::move(opts)), last_checkpoint_(std::chrono::steady_clock::now()) {}
+State::State(StateOptions opts)
+    : opts_(std::move(opts)), last_checkpoint_(std::chrono::steady_clock::now()) {}
 State::~State() = default;
 
 absl::Status State::add(std::string name, std::uint8_t kind, void* ptr, std::size_t bytes,
                         Checkpointable* object) {
   if (has_commit()) {
-    return absl::FailedPreconditionError(absl::StrCat("State: '", name, "' registered after the first commit"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("State: '", name, "' registered after the first commit"));
   }
   for (const Entry& e : entries_) {
-    if (e.name == name) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' registered twice"));
+    if (e.name == name)
+      return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' registered twice"));
   }
   if (ptr == nullptr && object == nullptr && bytes != 0) {
     return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' has null data"));
@@ -67,7 +70,8 @@ absl::Status State::add_scalar(std::string name, double* v) {
   return add(std::move(name), kScalarF64, v, sizeof(*v), nullptr);
 }
 absl::Status State::add_object(std::string name, Checkpointable* object) {
-  if (object == nullptr) return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' is null"));
+  if (object == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("State: '", name, "' is null"));
   return add(std::move(name), kObject, nullptr, 0, object);
 }
 
@@ -104,9 +108,10 @@ absl::Status State::commit() {
 
   if (opts_.checkpoint_path.empty() || !opts_.checkpoint_writer) return absl::OkStatus();
   const auto now = std::chrono::steady_clock::now();
-  const bool by_count =
-      opts_.checkpoint_every_commits > 0 && commits_since_checkpoint_ >= opts_.checkpoint_every_commits;
-  const bool by_time = opts_.checkpoint_every.count() > 0 && now - last_checkpoint_ >= opts_.checkpoint_every;
+  const bool by_count = opts_.checkpoint_every_commits > 0 &&
+                        commits_since_checkpoint_ >= opts_.checkpoint_every_commits;
+  const bool by_time =
+      opts_.checkpoint_every.count() > 0 && now - last_checkpoint_ >= opts_.checkpoint_every;
   if (!by_count && !by_time) return absl::OkStatus();
   commits_since_checkpoint_ = 0;
   last_checkpoint_ = now;
@@ -133,7 +138,8 @@ absl::Status State::apply_snapshot(std::span<const std::byte> snap) {
     const std::span<const std::byte> data = *in.take(len);
     if (e.kind == kObject) {
       if (absl::Status st = e.object->load(data); !st.ok()) {
-        return absl::Status(st.code(), absl::StrCat("State: loading '", e.name, "': ", st.message()));
+        return absl::Status(st.code(),
+                            absl::StrCat("State: loading '", e.name, "': ", st.message()));
       }
     } else if (len != 0) {
       std::memcpy(e.ptr, data.data(), len);
@@ -149,11 +155,13 @@ absl::Status State::restore() {
 
 absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions opts) {
   // Header: [root has a commit, layout hash, snapshot size, commit count]; then the snapshot.
-  std::uint64_t header[4] = {has_commit() ? 1u : 0u, fnv1a(layout_bytes()), snapshot_.size(), commits_};
+  std::uint64_t header[4] = {has_commit() ? 1u : 0u, fnv1a(layout_bytes()), snapshot_.size(),
+                             commits_};
   const std::uint64_t my_layout = header[1];
   if (absl::Status st = comm.broadcast(header, sizeof(header), root, opts); !st.ok()) return st;
   if (header[0] == 0) {
-    return absl::FailedPreconditionError(absl::StrCat("State::sync: root ", root, " has no commit"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("State::sync: root ", root, " has no commit"));
   }
   const bool is_root = comm.rank() == root;
   std::vector<std::byte> incoming;
@@ -162,7 +170,8 @@ absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions o
   if (absl::Status st = comm.broadcast(buf, header[2], root, opts); !st.ok()) return st;
   if (header[1] != my_layout) {
     return absl::FailedPreconditionError(
-        absl::StrCat("State::sync: rank ", comm.rank(), " registered a different set of buffers than root ", root));
+        absl::StrCat("State::sync: rank ", comm.rank(),
+                     " registered a different set of buffers than root ", root));
   }
   if (!is_root) {
     if (absl::Status st = apply_snapshot(incoming); !st.ok()) return st;

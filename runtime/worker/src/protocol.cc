@@ -41,7 +41,12 @@ int checksum(std::span<const int> values) {
 }
 
 RawHeader encode(const Header& h) {
-  RawHeader raw{kMagic, static_cast<int>(h.directive), h.count, h.generation, static_cast<int>(h.reason), h.list_sum,
+  RawHeader raw{kMagic,
+                static_cast<int>(h.directive),
+                h.count,
+                h.generation,
+                static_cast<int>(h.reason),
+                h.list_sum,
                 0};
   raw[kHeaderInts - 1] = checksum(std::span<const int>(raw.data(), kHeaderInts - 1));
   return raw;

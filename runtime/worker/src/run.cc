@@ -98,8 +98,9 @@ absl::Status Loop::form(ResetReason reason) {
   const int previous = size_;
   size_ = comm_->size();
   if (cb_.on_reset) {
-    const ResetInfo info{reason, comm_->rank(), comm_->size(),
-                         reason == ResetReason::kStart ? 0 : previous, step_, comm_.get()};
+    const ResetInfo info{reason,        comm_->rank(),
+                         comm_->size(), reason == ResetReason::kStart ? 0 : previous,
+                         step_,         comm_.get()};
     if (absl::Status st = cb_.on_reset(info); !st.ok()) return st;
   }
   return absl::OkStatus();

@@ -215,7 +215,8 @@ absl::StatusOr<Event> Session::follow() {
       case proto::Directive::kResume: {
         const bool grown = !compute_ || compute_.size() != job_.size() - 1;
         if (absl::Status st = make_compute(job_.get(), compute_); !st.ok()) return broken(st);
-        return changed || grown || h->reason != proto::Reason::kPlan ? Event::kChanged : Event::kContinue;
+        return changed || grown || h->reason != proto::Reason::kPlan ? Event::kChanged
+                                                                     : Event::kContinue;
       }
       case proto::Directive::kStop:
         return Event::kStop;

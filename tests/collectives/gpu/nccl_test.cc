@@ -27,9 +27,9 @@
 #include <tuple>
 #include <vector>
 
+#include "../mpi_gtest_main.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/half.h"
-#include "../mpi_gtest_main.h"
 
 namespace elastic::coll {
 namespace {

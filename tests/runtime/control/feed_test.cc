@@ -97,15 +97,18 @@ TEST(FeedPbs, MalformedNamed) {
 // became a hostfile line, and elasticd then rejected every version of that hostfile. The exact
 // input, then the same in both feeds by hand: the listing is an error naming the line.
 TEST(FeedNames, AHostfileCannotTakeIsAnError) {
-  const auto found = read_file(std::filesystem::path(ELASTIC_FUZZ_REGRESSIONS) /
-                               "feeds/pbs_invalid_host_name");
+  const auto found =
+      read_file(std::filesystem::path(ELASTIC_FUZZ_REGRESSIONS) / "feeds/pbs_invalid_host_name");
   ASSERT_TRUE(found.ok()) << found.status();
   const auto fuzzed = idle_nodes_from_pbsnodes(*found, 0, "p.txt");
   ASSERT_FALSE(fuzzed.ok());
   EXPECT_NE(std::string(fuzzed.status().message()).find("p.txt:1: invalid host name 'node00w"),
-            std::string::npos) << fuzzed.status();
-  const auto pbs = idle_nodes_from_pbsnodes("n1\n    state = free\n    np = 2\n\nn;2\n"
-                                            "    state = free\n    np = 2\n", 0, "p.txt");
+            std::string::npos)
+      << fuzzed.status();
+  const auto pbs = idle_nodes_from_pbsnodes(
+      "n1\n    state = free\n    np = 2\n\nn;2\n"
+      "    state = free\n    np = 2\n",
+      0, "p.txt");
   ASSERT_FALSE(pbs.ok());
   EXPECT_EQ(pbs.status().message(), "p.txt:5: invalid host name 'n;2'");
   const auto slurm = idle_nodes_from_sinfo("n1 idle 4\nn$[1-2] idle 4\n", 0, "s.txt");

@@ -1,13 +1,13 @@
 // Sampler: exactly-once over simulated membership sequences (grow, shrink, failure with rollback
 // to the last commit), counting sample ids against a brute-force oracle.
+#include "elastic/worker/sampler.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <random>
 #include <set>
-
-#include "elastic/worker/sampler.h"
 
 namespace elastic::rt {
 namespace {
@@ -51,7 +51,8 @@ struct Sim {
   }
   void commit() {
     committed = ranks[0].save();
-    for (const Sampler& s : ranks) ASSERT_EQ(s.save(), committed);  // all ranks agree without talking
+    for (const Sampler& s : ranks)
+      ASSERT_EQ(s.save(), committed);  // all ranks agree without talking
     committed_counts = counts;
   }
   // Membership change to `w` ranks. With rollback (failure): the work since the last commit is lost.
@@ -71,7 +72,8 @@ struct Sim {
 void expect_exactly_once(const Sim& sim, std::uint64_t epoch) {
   const auto it = sim.counts.find(epoch);
   ASSERT_NE(it, sim.counts.end());
-  for (std::uint64_t i = 0; i < sim.n; ++i) ASSERT_EQ(it->second[i], 1) << "epoch " << epoch << " sample " << i;
+  for (std::uint64_t i = 0; i < sim.n; ++i)
+    ASSERT_EQ(it->second[i], 1) << "epoch " << epoch << " sample " << i;
 }
 
 TEST(Sampler, StaticMembershipEachSampleOncePerEpoch) {
@@ -91,7 +93,7 @@ TEST(Sampler, GrowShrinkFailureSequenceExactlyOnce) {
   for (int i = 0; i < 7; ++i) sim.step();
   sim.commit();
   for (int i = 0; i < 3; ++i) sim.step();  // uncommitted work, lost in the failure below
-  sim.rescale(4, true);  // a rank died: roll back, re-cut over the survivors
+  sim.rescale(4, true);                    // a rank died: roll back, re-cut over the survivors
   for (int i = 0; i < 5; ++i) sim.step();
   sim.commit();
   sim.rescale(2, false);  // shrink on notice

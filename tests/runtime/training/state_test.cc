@@ -1,5 +1,7 @@
 // State without MPI peers: commit/restore, durable checkpoints (atomic write, reload, damaged
 // files give clear errors), registration rules.
+#include "elastic/worker/state.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 #include <fstream>
 
 #include "elastic/worker/sampler.h"
-#include "elastic/worker/state.h"
 
 namespace elastic::rt {
 namespace {
@@ -31,8 +32,9 @@ struct Model {
     for (std::size_t i = 0; i < m.size(); ++i) m[i] = base * 2 + static_cast<double>(i);
   }
   absl::Status register_in(State& s) {
-    for (absl::Status st : {s.add_buffer("w", std::span<float>(w)), s.add_buffer("m", std::span<double>(m)),
-                            s.add_scalar("step", &step), s.add_scalar("lr", &lr), s.add_object("sampler", &sampler)}) {
+    for (absl::Status st : {s.add_buffer("w", std::span<float>(w)),
+                            s.add_buffer("m", std::span<double>(m)), s.add_scalar("step", &step),
+                            s.add_scalar("lr", &lr), s.add_object("sampler", &sampler)}) {
       if (!st.ok()) return st;
     }
     return absl::OkStatus();

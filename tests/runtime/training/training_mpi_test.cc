@@ -3,13 +3,12 @@
 // grows, loses a rank to SIGKILL and shrinks processes every sample of the epoch exactly once in
 // its committed state. Memberships are built with plain MPI (split / ULFM shrink), as the run
 // loop in runtime/worker does.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "../../collectives/mpi_gtest_main.h"
 #include "elastic/collectives/factory.h"
@@ -40,7 +39,8 @@ TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
   // Every rank starts from different garbage: only sync can make them equal.
   std::vector<float> w(10007);
   std::vector<double> momentum(w.size());
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(wrank * 1000 + static_cast<int>(i % 97));
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<float>(wrank * 1000 + static_cast<int>(i % 97));
   std::int64_t step = 0;
   Sampler sampler(5000, 16, 11, 0, 1);
   State state;
@@ -62,10 +62,13 @@ TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
     for (; step < 100;) {
       const auto ids = sampler.batch();
       for (std::size_t i = 0; i < grad.size(); ++i) {
-        grad[i] = std::sin(0.37f * static_cast<float>(step) + 0.01f * static_cast<float>(i) + static_cast<float>(comm->rank())) +
+        grad[i] = std::sin(0.37f * static_cast<float>(step) + 0.01f * static_cast<float>(i) +
+                           static_cast<float>(comm->rank())) +
                   static_cast<float>(ids.empty() ? 0 : ids[0] % 5);
       }
-      ASSERT_TRUE(comm->allreduce(Tensor{grad.data(), grad.size(), DataType::kFloat32}, ReduceOp::kAverage).ok());
+      ASSERT_TRUE(
+          comm->allreduce(Tensor{grad.data(), grad.size(), DataType::kFloat32}, ReduceOp::kAverage)
+              .ok());
       for (std::size_t i = 0; i < w.size(); ++i) {
         momentum[i] = 0.9 * momentum[i] + grad[i];
         w[i] -= static_cast<float>(0.01 * momentum[i]);
@@ -90,7 +93,8 @@ TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
   std::vector<double> ref_m = momentum;
   MPI_Bcast(ref.data(), static_cast<int>(ref.size()), MPI_FLOAT, 0, MPI_COMM_WORLD);
   MPI_Bcast(ref_m.data(), static_cast<int>(ref_m.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  EXPECT_EQ(std::memcmp(ref.data(), w.data(), w.size() * sizeof(float)), 0) << "parameters differ bitwise";
+  EXPECT_EQ(std::memcmp(ref.data(), w.data(), w.size() * sizeof(float)), 0)
+      << "parameters differ bitwise";
   EXPECT_EQ(std::memcmp(ref_m.data(), momentum.data(), momentum.size() * sizeof(double)), 0);
   EXPECT_EQ(step, 100);
   EXPECT_EQ(sampler.world_size(), wsize);
@@ -110,8 +114,8 @@ TEST(ElasticFault, GrowKillShrinkExactlyOnce) {
   ASSERT_TRUE(state.add_buffer("counts", std::span<double>(counts)).ok());
   ASSERT_TRUE(state.add_scalar("step", &step).ok());
   ASSERT_TRUE(state.add_object("sampler", &sampler).ok());
-  std::unique_ptr<coll::Communicator> comm =
-      fault_script::grow_kill_shrink(state, sampler, step, [&](coll::Communicator& c) -> absl::Status {
+  std::unique_ptr<coll::Communicator> comm = fault_script::grow_kill_shrink(
+      state, sampler, step, [&](coll::Communicator& c) -> absl::Status {
         std::vector<double> local(kN, 0.0);
         for (std::uint64_t id : sampler.batch()) local[id] += 1.0;
         absl::Status st = c.allreduce(Tensor{local.data(), kN, DataType::kFloat64}, ReduceOp::kSum,

@@ -23,8 +23,8 @@ TEST(Protocol, RoundTripsEveryDirective) {
 }
 
 TEST(Protocol, EncodedValuesAreNonNegativeForTheSumExchange) {
-  const RawHeader raw =
-      encode(Header{Directive::kLeave, 3, 1 << 30, Reason::kStart, list_checksum(std::vector<int>{1, 2, 3})});
+  const RawHeader raw = encode(Header{Directive::kLeave, 3, 1 << 30, Reason::kStart,
+                                      list_checksum(std::vector<int>{1, 2, 3})});
   for (int v : raw) EXPECT_GE(v, 0);
 }
 
@@ -50,9 +50,11 @@ TEST(Protocol, RejectsAnyChangedField) {
 TEST(Protocol, RejectsOutOfRangeValuesEvenWithAValidChecksum) {
   // count must fit the job: a kLeave of every rank or none, counts on other directives.
   EXPECT_FALSE(decode(encode(Header{Directive::kLeave, 0, 1, Reason::kPlan, 0}), 4).ok());
-  EXPECT_FALSE(decode(encode(Header{Directive::kLeave, 3, 1, Reason::kPlan, 0}), 4).ok());  // ranks 1..3 = all
+  EXPECT_FALSE(decode(encode(Header{Directive::kLeave, 3, 1, Reason::kPlan, 0}), 4)
+                   .ok());  // ranks 1..3 = all
   EXPECT_FALSE(decode(encode(Header{Directive::kResume, 1, 1, Reason::kPlan, 0}), 4).ok());
-  EXPECT_FALSE(decode(encode(Header{Directive::kStop, 0, 1, static_cast<Reason>(3), 0}), 4).ok());  // reason
+  EXPECT_FALSE(
+      decode(encode(Header{Directive::kStop, 0, 1, static_cast<Reason>(3), 0}), 4).ok());  // reason
   EXPECT_FALSE(decode(encode(Header{static_cast<Directive>(9), 0, 1, Reason::kPlan, 0}), 4).ok());
   // 1 is no directive: grows go through kTagSpawns.
   EXPECT_FALSE(decode(encode(Header{static_cast<Directive>(1), 0, 1, Reason::kPlan, 0}), 4).ok());
@@ -67,8 +69,8 @@ TEST(Protocol, ValidatesTheLeavingList) {
   EXPECT_TRUE(absl::IsAborted(validate_leaving(std::vector<int>{3, 1}, h, 5)));  // order
   EXPECT_TRUE(absl::IsAborted(validate_leaving(std::vector<int>{1}, h, 5)));     // length
   const std::vector<int> outside{1, 5};
-  EXPECT_TRUE(absl::IsAborted(
-      validate_leaving(outside, Header{Directive::kLeave, 2, 5, Reason::kPlan, list_checksum(outside)}, 5)));
+  EXPECT_TRUE(absl::IsAborted(validate_leaving(
+      outside, Header{Directive::kLeave, 2, 5, Reason::kPlan, list_checksum(outside)}, 5)));
   const std::vector<int> controller{0, 2};
   EXPECT_TRUE(absl::IsAborted(validate_leaving(
       controller, Header{Directive::kLeave, 2, 5, Reason::kPlan, list_checksum(controller)}, 5)));

@@ -12,6 +12,7 @@
 //   RunLoopScripted.GrowKillShrink    a Membership that grows at step 100 (a waiting rank joins:
 //                                     bit-identical parameters before its first step), loses a rank
 //                                     to SIGKILL at step 120 and shrinks on notice at step 140.
+#include <gtest/gtest.h>
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -20,8 +21,6 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "elastic/collectives/fusion.h"
 #include "elastic/worker/internal/repair.h"
@@ -41,12 +40,14 @@ struct Job {
   Job(std::uint64_t n, std::size_t n_params, int world_rank)
       : n_(n), counts(kEpochs * n, 0.0), params(n_params), local(counts.size()), grad(n_params) {
     // Every process starts from different garbage: only State::sync can make them equal.
-    for (std::size_t i = 0; i < n_params; ++i) params[i] = static_cast<float>(world_rank * 131 + static_cast<int>(i % 89));
+    for (std::size_t i = 0; i < n_params; ++i)
+      params[i] = static_cast<float>(world_rank * 131 + static_cast<int>(i % 89));
     initial = params;
   }
 
   absl::Status register_in(State& state) {
-    if (absl::Status st = state.add_buffer("counts", std::span<double>(counts)); !st.ok()) return st;
+    if (absl::Status st = state.add_buffer("counts", std::span<double>(counts)); !st.ok())
+      return st;
     return state.add_buffer("params", std::span<float>(params));
   }
 
@@ -55,13 +56,15 @@ struct Job {
     std::fill(grad.begin(), grad.end(), 0.0f);
     for (std::uint64_t id : c.ids) {
       local[c.epoch * n_ + id] += 1.0;
-      for (std::size_t i = 0; i < grad.size(); i += 7) grad[i] += std::sin(0.1f * static_cast<float>(id) + 0.01f * static_cast<float>(i));
+      for (std::size_t i = 0; i < grad.size(); i += 7)
+        grad[i] += std::sin(0.1f * static_cast<float>(id) + 0.01f * static_cast<float>(i));
     }
     const Tensor tensors[] = {Tensor{local.data(), local.size(), DataType::kFloat64},
                               Tensor{grad.data(), grad.size(), DataType::kFloat32}};
     coll::FusionOptions fo;
     fo.call.timeout = std::chrono::seconds(30);
-    if (absl::Status st = coll::allreduce_fused(c.comm, tensors, ReduceOp::kSum, fo); !st.ok()) return st;
+    if (absl::Status st = coll::allreduce_fused(c.comm, tensors, ReduceOp::kSum, fo); !st.ok())
+      return st;
     for (std::size_t i = 0; i < counts.size(); ++i) counts[i] += local[i];
     const float scale = 0.01f / static_cast<float>(std::max<std::uint64_t>(c.global_batch, 1));
     for (std::size_t i = 0; i < params.size(); ++i) params[i] -= scale * grad[i];
@@ -78,9 +81,12 @@ struct Job {
   // COLLECTIVE: 1 on every rank when all ranks hold rank 0's params bit for bit.
   absl::StatusOr<bool> params_identical(coll::Communicator& comm) {
     std::vector<float> ref = params;
-    if (absl::Status st = comm.broadcast(ref.data(), ref.size() * sizeof(float), 0); !st.ok()) return st;
+    if (absl::Status st = comm.broadcast(ref.data(), ref.size() * sizeof(float), 0); !st.ok())
+      return st;
     double same = std::memcmp(ref.data(), params.data(), ref.size() * sizeof(float)) == 0 ? 1 : 0;
-    if (absl::Status st = comm.allreduce(Tensor{&same, 1, DataType::kFloat64}, ReduceOp::kSum); !st.ok()) return st;
+    if (absl::Status st = comm.allreduce(Tensor{&same, 1, DataType::kFloat64}, ReduceOp::kSum);
+        !st.ok())
+      return st;
     return same == comm.size();
   }
 
@@ -94,12 +100,15 @@ struct Job {
 
 // COLLECTIVE over the final membership: prints the verdict on rank 0.
 void verdict(coll::Communicator& comm, const Job& job, bool ok_here, const char* pass_line) {
-  double bad[2] = {ok_here && !::testing::Test::HasFailure() ? 0.0 : 1.0, static_cast<double>(job.wrong())};
+  double bad[2] = {ok_here && !::testing::Test::HasFailure() ? 0.0 : 1.0,
+                   static_cast<double>(job.wrong())};
   const absl::Status st = comm.allreduce(Tensor{bad, 2, DataType::kFloat64}, ReduceOp::kSum);
   EXPECT_TRUE(st.ok()) << st;
   if (comm.rank() == 0) {
-    std::printf("final membership %d ranks; samples not processed exactly once: %.0f of %llu (summed over ranks)\n",
-                comm.size(), bad[1], static_cast<unsigned long long>(job.counts.size()));
+    std::printf(
+        "final membership %d ranks; samples not processed exactly once: %.0f of %llu (summed over "
+        "ranks)\n",
+        comm.size(), bad[1], static_cast<unsigned long long>(job.counts.size()));
     if (st.ok() && bad[0] == 0 && bad[1] == 0) std::printf("%s\n", pass_line);
   }
   std::fflush(stdout);
@@ -185,7 +194,8 @@ class ScriptedMembership final : public Membership {
       shrunk_ = true;
       const bool leaving = job_.rank() == 1;  // a middle rank: survivors get renumbered
       coll::Comm rest;
-      if (MPI_Comm_split(job_.get(), leaving ? MPI_UNDEFINED : 0, job_.rank(), rest.out()) != MPI_SUCCESS) {
+      if (MPI_Comm_split(job_.get(), leaving ? MPI_UNDEFINED : 0, job_.rank(), rest.out()) !=
+          MPI_SUCCESS) {
         job_.revoke();
         return absl::AbortedError("shrink: split failed");
       }
@@ -235,7 +245,8 @@ TEST(RunLoopScripted, GrowKillShrink) {
   // The initial job is world ranks 0-2; world rank 3 is an idle node that waits (in the split that
   // the job's grow at step 100 completes), then enters run() as a joining rank.
   coll::Comm start;
-  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, joiner ? MPI_UNDEFINED : 0, wrank, start.out()), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, joiner ? MPI_UNDEFINED : 0, wrank, start.out()),
+            MPI_SUCCESS);
   if (joiner) {
     ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, 0, start.out()), MPI_SUCCESS);
   }
@@ -289,8 +300,8 @@ TEST(RunLoopScripted, GrowKillShrink) {
   EXPECT_EQ(r->recoveries, 1);
   EXPECT_EQ(r->comm->size(), 2);
   EXPECT_EQ(sampler.epoch(), kEpochs);
-  std::printf("world rank %d: final rank %d, %lld steps, %d recoveries, %d changes\n", wrank, r->comm->rank(),
-              static_cast<long long>(r->steps), r->recoveries, changes_seen);
+  std::printf("world rank %d: final rank %d, %lld steps, %d recoveries, %d changes\n", wrank,
+              r->comm->rank(), static_cast<long long>(r->steps), r->recoveries, changes_seen);
   verdict(*r->comm, job, true, "GROW KILL SHRINK EXACTLY ONCE PASSED");
   r->comm.reset();
   std::fflush(stdout);

@@ -19,10 +19,10 @@ struct JobAllocation {
 
 struct Allocation {
   SolveStatus status = SolveStatus::kOptimal;
-  double objective = 0.0;   // sum over jobs of gain_j (DESIGN.md), in value units x seconds
+  double objective = 0.0;  // sum over jobs of gain_j (DESIGN.md), in value units x seconds
   double solve_ms = 0.0;
-  std::vector<JobAllocation> jobs;      // same order as Problem::jobs
-  std::vector<std::string> dropped;     // held nodes that had left the pool
+  std::vector<JobAllocation> jobs;   // same order as Problem::jobs
+  std::vector<std::string> dropped;  // held nodes that had left the pool
 };
 
 }  // namespace elastic::alloc

@@ -17,13 +17,13 @@ struct CountJob {
   int hi = 0;              // largest count, already clipped to the pool; lo > hi: cannot run
   bool must_run = false;   // a floor applies: 0 is not allowed
   PiecewiseLinear value;   // v_j
-  double grow_cost = 0.0;   // U_j * v_j(C_j), 0 when C_j < min_nodes
-  double shrink_cost = 0.0; // D_j * v_j(C_j), 0 when C_j < min_nodes
+  double grow_cost = 0.0;  // U_j * v_j(C_j), 0 when C_j < min_nodes
+  double shrink_cost = 0.0;  // D_j * v_j(C_j), 0 when C_j < min_nodes
 };
 
 struct CountModel {
-  int pool = 0;               // N
-  double horizon_s = 10.0;    // T
+  int pool = 0;             // N
+  double horizon_s = 10.0;  // T
   std::vector<CountJob> jobs;
 
   // gain_j(n) as above. Precondition: n is allowed for job j.

@@ -36,14 +36,14 @@ struct Job {
   std::string id;
   int min_nodes = 1;
   int max_nodes = 1;
-  std::vector<std::string> nodes;            // held now; ones missing from the pool have left
-  PiecewiseLinear scaling;                   // r_j: samples/s by node count
-  std::optional<PiecewiseLinear> value;      // v_j when given (throughput/weighted objectives)
-  double grow_stall_s = 0.0;                 // U_j
-  double shrink_stall_s = 0.0;               // D_j
+  std::vector<std::string> nodes;        // held now; ones missing from the pool have left
+  PiecewiseLinear scaling;               // r_j: samples/s by node count
+  std::optional<PiecewiseLinear> value;  // v_j when given (throughput/weighted objectives)
+  double grow_stall_s = 0.0;             // U_j
+  double shrink_stall_s = 0.0;           // D_j
   double weight = 1.0;
-  int min_share = 0;                         // nodes guaranteed while the pool allows (0 = none)
-  std::string node_kind;                     // which nodes it can use ("" = nodes without a kind)
+  int min_share = 0;      // nodes guaranteed while the pool allows (0 = none)
+  std::string node_kind;  // which nodes it can use ("" = nodes without a kind)
 };
 
 struct Problem {

@@ -49,7 +49,8 @@ class Communicator {
   virtual absl::Status allreduce(Tensor t, ReduceOp op, CallOptions opts = {}) = 0;
 
   // COLLECTIVE, blocking. Copies `bytes` bytes at `data` from `root` to every rank, bit for bit.
-  virtual absl::Status broadcast(void* data, std::size_t bytes, int root, CallOptions opts = {}) = 0;
+  virtual absl::Status broadcast(void* data, std::size_t bytes, int root,
+                                 CallOptions opts = {}) = 0;
 
   // COLLECTIVE, blocking. Returns when every rank has entered it.
   virtual absl::Status barrier(CallOptions opts = {}) = 0;

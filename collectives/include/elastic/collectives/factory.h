@@ -5,11 +5,11 @@
 //   auto comm = elastic::coll::create_communicator(job_comm, elastic::coll::memory_kind(params.data()));
 #pragma once
 
+#include <mpi.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
-
-#include <mpi.h>
 
 #include "absl/status/statusor.h"
 #include "elastic/collectives/communicator.h"

@@ -11,7 +11,8 @@ inline float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::u
 
 inline std::uint16_t float_to_bf16(float f) {
   const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // quiet NaN
   const std::uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
   return static_cast<std::uint16_t>((u + rounding) >> 16);
 }

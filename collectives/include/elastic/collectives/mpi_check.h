@@ -24,9 +24,9 @@ int failed_processes(MPI_Comm comm);
 }  // namespace elastic::coll
 
 // Evaluates an MPI call; on failure returns the Status from the enclosing function.
-#define ELASTIC_MPI_CHECK(call)                                                          \
-  do {                                                                                   \
-    if (const int elastic_mpi_rc_ = (call); elastic_mpi_rc_ != 0) {                      \
-      return ::elastic::coll::mpi_status(elastic_mpi_rc_, #call, __FILE__, __LINE__);    \
-    }                                                                                    \
+#define ELASTIC_MPI_CHECK(call)                                                       \
+  do {                                                                                \
+    if (const int elastic_mpi_rc_ = (call); elastic_mpi_rc_ != 0) {                   \
+      return ::elastic::coll::mpi_status(elastic_mpi_rc_, #call, __FILE__, __LINE__); \
+    }                                                                                 \
   } while (0)

@@ -21,10 +21,13 @@ enum class MemoryKind : std::uint8_t { kHost, kDevice };
 
 constexpr std::size_t dtype_size(DataType t) {
   switch (t) {
-    case DataType::kFloat32: return 4;
-    case DataType::kFloat64: return 8;
+    case DataType::kFloat32:
+      return 4;
+    case DataType::kFloat64:
+      return 8;
     case DataType::kBFloat16:
-    case DataType::kFloat16: return 2;
+    case DataType::kFloat16:
+      return 2;
   }
   return 0;
 }

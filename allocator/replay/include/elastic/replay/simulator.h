@@ -57,11 +57,11 @@ struct ReplayOptions {
 
 // One row per event instant, after the plan was applied.
 struct TimelineRow {
-  double time = 0.0;  // Unix seconds
-  int idle = 0;       // nodes in the idle pool
-  int allocated = 0;  // nodes held by jobs
-  int running = 0;    // admitted jobs
-  int queued = 0;     // arrived, not admitted
+  double time = 0.0;                        // Unix seconds
+  int idle = 0;                             // nodes in the idle pool
+  int allocated = 0;                        // nodes held by jobs
+  int running = 0;                          // admitted jobs
+  int queued = 0;                           // arrived, not admitted
   std::vector<std::pair<int, int>> counts;  // (workload job index, nodes), jobs holding nodes
 };
 

@@ -20,8 +20,8 @@ struct UpOptions {
   std::filesystem::path elasticd = "elasticd";
   std::filesystem::path hostfile;  // the watched hostfile (elasticd --hostfile)
   std::filesystem::path state_dir;
-  bool fake_nodes = false;               // label mode (elasticd --fake-nodes)
-  std::filesystem::path launch_agent;    // cluster mode only; "" = mpirun's default (ssh)
+  bool fake_nodes = false;             // label mode (elasticd --fake-nodes)
+  std::filesystem::path launch_agent;  // cluster mode only; "" = mpirun's default (ssh)
   // Our processes on a Slurm-fed node run as steps of its holder job (launch_agent is then
   // elastic-slurm-agent): PRRTE's daemons stay attached to the agent (--leave-session-attached)
   // and the ranks ignore the preemption's SIGTERM (elasticd --ranks-ignore-sigterm).

@@ -29,15 +29,15 @@ namespace elastic::rt {
 struct DaemonOptions {
   std::filesystem::path hostfile;
   std::filesystem::path state_dir;
-  double grace_s = 30;         // a node removed from the hostfile is vacated within this
-  bool fake_nodes = false;     // one-machine mode: nodes are labels, ranks run on this host
+  double grace_s = 30;                // a node removed from the hostfile is vacated within this
+  bool fake_nodes = false;            // one-machine mode: nodes are labels, ranks run on this host
   bool ranks_ignore_sigterm = false;  // ranks run as steps of Slurm holders (elastic-slurm-agent)
-  double debounce_s = 0.5;     // events closer than this are planned together
+  double debounce_s = 0.5;            // events closer than this are planned together
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
-  int ranks_per_node = 0;      // default for jobs that say 0 (0 = from hwloc)
-  PlanOptions plan;            // how each plan is stated and solved
+  int ranks_per_node = 0;  // default for jobs that say 0 (0 = from hwloc)
+  PlanOptions plan;        // how each plan is stated and solved
 };
 
 class Daemon {
@@ -63,8 +63,9 @@ class Daemon {
     // reports (MalleTrain-style profiling), and the table the last plan used.
     std::optional<alloc::ScalingModel> learned;
     alloc::PiecewiseLinear planned_table;
-    int learned_generation = -1;  // membership of the last report (the first after a change is noisy)
-    int start_failures = 0;       // starts in a row that the launcher refused
+    int learned_generation =
+        -1;                  // membership of the last report (the first after a change is noisy)
+    int start_failures = 0;  // starts in a row that the launcher refused
     // Queued, running or to be restarted: a job the plans are for.
     bool active() const {
       return rec.state == JobState::kQueued || rec.state == JobState::kRunning ||

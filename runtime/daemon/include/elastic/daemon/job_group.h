@@ -157,8 +157,8 @@ class JobGroup {
   std::vector<std::string> rank_nodes_;  // J rank i+1 was placed on node rank_nodes_[i]
   std::vector<proto::Peer> rank_peers_;  // ... and is process rank_peers_[i] (pid, host)
   std::vector<Departed> departed_;
-  std::vector<std::string> lost_;        // reported by the next poll()
-  PollResult stashed_;                   // read while waiting in a verb, reported by poll()
+  std::vector<std::string> lost_;  // reported by the next poll()
+  PollResult stashed_;             // read while waiting in a verb, reported by poll()
   bool spawns_confirmed_ = false;
   int generation_ = 0;
   double samples_total_ = 0;

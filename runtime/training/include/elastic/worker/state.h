@@ -37,10 +37,10 @@
 namespace elastic::rt {
 
 struct StateOptions {
-  std::filesystem::path checkpoint_path;  // empty: no durable checkpoints
+  std::filesystem::path checkpoint_path;       // empty: no durable checkpoints
   std::uint64_t checkpoint_every_commits = 0;  // 0: not by count
   std::chrono::seconds checkpoint_every{0};    // 0: not by time
-  bool checkpoint_writer = true;  // set false on all ranks but one
+  bool checkpoint_writer = true;               // set false on all ranks but one
 };
 
 class State {

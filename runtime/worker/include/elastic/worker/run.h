@@ -40,20 +40,20 @@
 // Aborted after max_recoveries); restart from the durable checkpoint.
 #pragma once
 
+#include <mpi.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <span>
 
-#include <mpi.h>
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
-#include "elastic/worker/session.h"
 #include "elastic/worker/sampler.h"
+#include "elastic/worker/session.h"
 #include "elastic/worker/state.h"
 
 namespace elastic::rt {
@@ -65,7 +65,7 @@ struct StepContext {
                                        // still take part in the collectives, e.g. zero gradients)
   std::uint64_t global_batch = 0;      // samples over all ranks in this step (divide sums by it)
   std::uint64_t epoch = 0;
-  std::int64_t step = 0;               // global step number (committed with the State)
+  std::int64_t step = 0;  // global step number (committed with the State)
 };
 
 // The user's step: forward/backward on ctx.ids, allreduce of the gradients over ctx.comm, optimizer
@@ -77,10 +77,10 @@ enum class ResetReason { kStart, kChanged, kRecovered };
 
 struct ResetInfo {
   ResetReason reason = ResetReason::kStart;
-  int rank = 0;            // in the new membership
-  int size = 0;            // new size
-  int previous_size = 0;   // 0 at kStart
-  std::int64_t step = 0;   // the committed global step the new membership starts from
+  int rank = 0;           // in the new membership
+  int size = 0;           // new size
+  int previous_size = 0;  // 0 at kStart
+  std::int64_t step = 0;  // the committed global step the new membership starts from
   coll::Communicator* comm = nullptr;
 };
 
@@ -101,8 +101,8 @@ struct RunOptions {
   // always MPI over host memory, because State::sync broadcasts host snapshots through it. A GPU
   // job builds its own device Communicator (NCCL) for its gradients, once per membership, from
   // session.comm(), and aborts it in on_reset (examples/03_gpu/main.cc).
-  coll::CallOptions call;          // timeout of the run loop's own collectives (sync)
-  coll::CreateOptions create;      // timeout of each Communicator construction
+  coll::CallOptions call;      // timeout of the run loop's own collectives (sync)
+  coll::CreateOptions create;  // timeout of each Communicator construction
   // Durable checkpoints written by the current rank 0 (State::save_checkpoint); rank 0 loads it at
   // start when it exists (a restarted job resumes there). Empty under elasticd: the runtime's path
   // for this job (Session::checkpoint_path()), written every kRuntimeCheckpointEvery unless a
@@ -110,7 +110,7 @@ struct RunOptions {
   std::filesystem::path checkpoint_path;
   std::uint64_t checkpoint_every_commits = 0;  // 0: not by count
   std::chrono::seconds checkpoint_every{0};    // 0: not by time
-  int max_recoveries = 16;         // failures survived per run() before giving up (Aborted)
+  int max_recoveries = 16;  // failures survived per run() before giving up (Aborted)
 };
 
 inline constexpr std::chrono::seconds kRuntimeCheckpointEvery{30};

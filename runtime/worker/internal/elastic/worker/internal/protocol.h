@@ -93,7 +93,7 @@ struct Header {
   int count = 0;       // kLeave: number of J ranks listed in the following exchange
   int generation = 0;  // membership generation after this directive (for logs and tests)
   Reason reason = Reason::kPlan;
-  int list_sum = 0;    // kLeave: list_checksum() of the list that follows
+  int list_sum = 0;  // kLeave: list_checksum() of the list that follows
 };
 inline constexpr int kMagic = 0x454c4153;  // "ELAS"
 inline constexpr int kHeaderInts = 7;
