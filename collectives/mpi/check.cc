@@ -1,6 +1,6 @@
 // MPI error codes -> absl::Status (see elastic/collectives/mpi_check.h).
-#include <mpi-ext.h>
 #include <mpi.h>
+#include <mpi-ext.h>
 
 #include <string>
 

@@ -2,8 +2,8 @@
 // dtype and op against an exact oracle, sizes 0, 1, primes (and 64 MiB in the *Large* test),
 // fusion bit-equal to unfused, broadcast from every root, barrier, timeouts that break the
 // communicator, and (FaultTest, under `mpirun --with-ft ulfm`) a killed rank.
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 

@@ -4,8 +4,8 @@
 // else 0.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 
 #include <array>
 

@@ -5,8 +5,8 @@
 // the GradientReducer sum it over the ranks and SGD (lr 1) add it to `counts`. Parameters and
 // optimizer are in the State through StateRegistration, so a failure rolls them back with the
 // Sampler. At the end every sample must have been counted exactly once.
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 
 #include "../collectives/mpi_gtest_main.h"
 #include "../runtime/training/grow_kill_shrink.h"

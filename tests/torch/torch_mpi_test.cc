@@ -5,8 +5,8 @@
 //  - GradientReducer: the averaged gradient over K ranks, each on its slice of a batch, equals the
 //    gradient of one process on the whole batch (fp32 and fp64; tolerance below); bf16/fp16
 //    buckets; a rank that skips backward (empty batch) still takes part, in bucket order.
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 

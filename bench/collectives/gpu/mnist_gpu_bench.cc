@@ -6,8 +6,8 @@
 //
 //   mpirun -n 1 bench_mnist_gpu [steps=400] [data_dir]
 // Exits 77 without a CUDA device.
-#include <cuda_runtime.h>
 #include <mpi.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>

@@ -7,8 +7,8 @@
 //
 //   mpirun -n 1 bench_nccl [max_MiB=256] [samples=30]
 // Exits 77 without a CUDA device.
-#include <cuda_runtime.h>
 #include <mpi.h>
+#include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <algorithm>

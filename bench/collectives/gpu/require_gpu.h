@@ -2,8 +2,8 @@
 // and exit 77 (what ctest and scripts read as "skipped").
 #pragma once
 
-#include <cuda_runtime.h>
 #include <mpi.h>
+#include <cuda_runtime.h>
 
 #include <cstdio>
 

@@ -13,9 +13,9 @@
 // when a rank has no CUDA device or a host has fewer GPUs than ranks (except the shared-GPU test,
 // which needs that); when every test was skipped the program exits 77, which ctest reports as
 // SKIPPED.
+#include <mpi.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
-#include <mpi.h>
 #include <unistd.h>
 
 #include <array>

@@ -13,9 +13,9 @@
 // leaving rank exits (0) inside, the killed one dies.
 #pragma once
 
+#include <mpi.h>
 #include <gtest/gtest.h>
 #include <mpi-ext.h>
-#include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
 

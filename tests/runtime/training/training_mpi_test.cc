@@ -3,8 +3,8 @@
 // grows, loses a rank to SIGKILL and shrinks processes every sample of the epoch exactly once in
 // its committed state. Memberships are built with plain MPI (split / ULFM shrink), as the run
 // loop in runtime/worker does.
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>

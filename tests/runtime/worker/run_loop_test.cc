@@ -12,8 +12,8 @@
 //   RunLoopScripted.GrowKillShrink    a Membership that grows at step 100 (a waiting rank joins:
 //                                     bit-identical parameters before its first step), loses a rank
 //                                     to SIGKILL at step 120 and shrinks on notice at step 140.
-#include <gtest/gtest.h>
 #include <mpi.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
