@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
 #include "nccl/check.h"
+#include "nccl/version.h"
 
 namespace elastic::coll::nccl {
 namespace {
@@ -45,11 +47,19 @@ std::string text(const std::array<char, N>& a) {
   return std::string(a.data(), strnlen(a.data(), N));
 }
 
-// Resolves the device the caller asked for (kCurrentDevice: its current one); never selects one.
-absl::Status resolve_device(int requested, Placement& p) {
-  if (gethostname(p.host.data(), p.host.size() - 1) != 0) {
+// The host as NCCL tells hosts apart: NCCL_HOSTID where it is set (NCCL then treats ranks with
+// different ids as different nodes, over its network transport), the host name otherwise.
+void host_identity(Placement& p) {
+  if (const char* id = std::getenv("NCCL_HOSTID"); id != nullptr && *id != '\0') {
+    std::strncpy(p.host.data(), id, p.host.size() - 1);
+  } else if (gethostname(p.host.data(), p.host.size() - 1) != 0) {
     std::strncpy(p.host.data(), "(unknown host)", p.host.size() - 1);
   }
+}
+
+// Resolves the device the caller asked for (kCurrentDevice: its current one); never selects one.
+absl::Status resolve_device(int requested, Placement& p) {
+  host_identity(p);
   int count = 0;
   ELASTIC_CUDA_CHECK(cudaGetDeviceCount(&count));
   if (count <= 0) return absl::FailedPreconditionError("NCCL backend: no CUDA device");
@@ -140,37 +150,143 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm 
   config.blocking = 0;  // init returns at once; we poll it against the deadline below
   ncclComm_t raw = nullptr;
   const ncclResult_t init = ncclCommInitRankConfig(&raw, self->size_, id, self->rank_, &config);
-  self->comm_ = CommHandle(raw);  // owned before the result is read: a failed init is aborted too
+  if (absl::Status st = self->adopt(raw, init, deadline, "ncclCommInitRankConfig"); !st.ok())
+    return st;
+  return std::unique_ptr<Communicator>(std::move(self));
+}
+
+absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommunicator& old,
+                                                                       MPI_Comm survivors,
+                                                                       CreateOptions opts) {
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
+  absl::StatusOr<coll::Comm> boot = coll::dup(survivors, deadline);
+  if (!boot.ok()) return boot.status();
+  std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
+  self->bootstrap_ = std::move(*boot);
+  MPI_Comm mc = self->bootstrap_.get();
+  ELASTIC_MPI_CHECK(MPI_Comm_rank(mc, &self->rank_));
+  ELASTIC_MPI_CHECK(MPI_Comm_size(mc, &self->size_));
+
+  // Every survivor's rank in the old membership, and whether every survivor can shrink: all take
+  // the same path. The new ranks follow the old order (ncclCommShrink fills the gaps that way), so
+  // the caller's `survivors` must order them alike (MPIX_Comm_shrink and MPI_Comm_split with the
+  // old rank as key do).
+  const int can = old.comm_.get() != nullptr && can_shrink() ? 1 : 0;
+  std::vector<int> mine{old.rank_, can};
+  std::vector<int> all(2 * static_cast<std::size_t>(self->size_));
+  MPI_Request req = MPI_REQUEST_NULL;
+  ELASTIC_MPI_CHECK(MPI_Iallgather(mine.data(), 2, MPI_INT, all.data(), 2, MPI_INT, mc, &req));
+  if (absl::Status st = bounded(mc, req, deadline, "MPI_Iallgather(old rank)"); !st.ok()) return st;
+  std::vector<bool> kept(static_cast<std::size_t>(old.size_), false);
+  bool everyone_can = true;
+  for (int r = 0; r < self->size_; ++r) {
+    const int was = all[2 * static_cast<std::size_t>(r)];
+    if (was < 0 || was >= old.size_ || kept[static_cast<std::size_t>(was)] ||
+        (r > 0 && was < all[2 * static_cast<std::size_t>(r - 1)])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shrink_communicator: survivor ", r, " was rank ", was, " of ", old.size_,
+          ": the survivors must be distinct ranks of the old membership, in their old order"));
+    }
+    kept[static_cast<std::size_t>(was)] = true;
+    everyone_can = everyone_can && all[2 * static_cast<std::size_t>(r) + 1] != 0;
+  }
+  opts.device = old.device_;
+  if (!everyone_can) {
+    old.abort("replaced by a new communicator (shrink unavailable)");
+    return create(survivors, opts);
+  }
+  std::vector<int> excluded;
+  for (int r = 0; r < old.size_; ++r) {
+    if (!kept[static_cast<std::size_t>(r)]) excluded.push_back(r);
+  }
+  self->device_ = old.device_;
+  const DeviceGuard guard(self->device_);
+  ELASTIC_CUDA_CHECK(guard.status());
+  if (old.revoked_ && !old.quiesce(deadline)) {
+    return absl::DeadlineExceededError(
+        "shrink_communicator: the revoked communicator never quiesced");
+  }
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  // NCCL publishes a child communicator (split or shrink) through `*cell` only when its
+  // initialisation ends (its async job stores it on exit, success or failure), so the cell must
+  // outlive that job: on a deadline it is deliberately leaked (one pointer), NCCL may still write it.
+  // Nobody excluded (the same ranks, e.g. after a failed collective): ncclCommSplit, since
+  // ncclCommShrink needs at least one rank to exclude.
+  auto* cell = new ncclComm_t(nullptr);
+  const char* what = excluded.empty() ? "ncclCommSplit" : "ncclCommShrink";
+  const ncclResult_t rc =
+      excluded.empty()
+          ? ncclCommSplit(old.comm_.get(), 0, old.rank_, cell, &config)
+          : nccl::shrink(old.comm_.get(), excluded.data(), static_cast<int>(excluded.size()), cell,
+                         &config, /*abort_ongoing=*/!old.revoked_);
+  ncclComm_t raw = nullptr;
+  if (rc == ncclSuccess || rc == ncclInProgress) {
+    while ((raw = __atomic_load_n(cell, __ATOMIC_ACQUIRE)) == nullptr && Clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+  }
+  if (raw == nullptr) {
+    old.abort("shrinking it failed");  // also stops the child's initialisation, if any
+    if (rc != ncclSuccess && rc != ncclInProgress) {
+      delete cell;  // failed before any job started: NCCL has already cleared it
+      return nccl_status(rc, what, __FILE__, __LINE__);
+    }
+    return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
+  }
+  delete cell;
+  absl::Status st = self->adopt(raw, ncclInProgress, deadline, what);
+  old.abort("shrunk into a new communicator");
+  if (!st.ok()) return st;
+  return std::unique_ptr<Communicator>(std::move(self));
+}
+
+absl::Status NcclCommunicator::adopt(ncclComm_t raw, ncclResult_t init, Clock::time_point deadline,
+                                     const char* what) {
+  comm_ = CommHandle(raw);  // owned before the result is read: a failed init is aborted too
   if (init != ncclSuccess && init != ncclInProgress) {
-    return nccl_status(init, "ncclCommInitRankConfig", __FILE__, __LINE__);
+    return nccl_status(init, what, __FILE__, __LINE__);
   }
   for (;;) {
     ncclResult_t state = ncclSuccess;
     ELASTIC_NCCL_CHECK(ncclCommGetAsyncError(raw, &state));
     if (state == ncclSuccess) break;
     if (state != ncclInProgress) {
-      return nccl_status(state, "ncclCommInitRankConfig (async)", __FILE__, __LINE__);
+      return nccl_status(state, absl::StrCat(what, " (async)").c_str(), __FILE__, __LINE__);
     }
     if (Clock::now() >= deadline) {
-      return absl::DeadlineExceededError("ncclCommInitRankConfig: timed out");
+      return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
     }
     std::this_thread::yield();
   }
   cudaStream_t stream = nullptr;
   ELASTIC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  self->stream_ = StreamHandle(stream);
-  for (EventHandle* e : {&self->ready_, &self->done_}) {
+  stream_ = StreamHandle(stream);
+  for (EventHandle* e : {&ready_, &done_}) {
     cudaEvent_t ev = nullptr;
     ELASTIC_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     *e = EventHandle(ev);
   }
-  return std::unique_ptr<Communicator>(std::move(self));
+  return absl::OkStatus();
+}
+
+bool NcclCommunicator::quiesce(Clock::time_point deadline) const {
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    if (ncclCommGetAsyncError(comm_.get(), &state) != ncclSuccess) return false;
+    if (state != ncclInProgress) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::yield();
+  }
 }
 
 NcclCommunicator::~NcclCommunicator() {
   if (device_ < 0) return;
   // Abort first (kernels in flight exit), then release the rest on the communicator's device.
   const DeviceGuard guard(device_);
+  // A revoked communicator is aborted only once quiescent (version.h: revoke's cleanup would race
+  // with the abort); bounded, so a destructor never hangs on NCCL.
+  if (revoked_) quiesce(Clock::now() + std::chrono::seconds(10));
   comm_.abort();
   stream_ = StreamHandle();
   done_ = EventHandle();
@@ -185,10 +301,20 @@ void NcclCommunicator::abort(std::string_view why) {
   // ncclCommAbort alone: it stops in-flight work itself (a revoke first would race with it; see
   // version.h). Local, never waits for peers.
   const DeviceGuard guard(device_);
+  if (revoked_) quiesce(Clock::now() + std::chrono::seconds(10));
   comm_.abort();
 }
 
 absl::Status NcclCommunicator::fail(absl::Status st) {
+  if (comm_.get() != nullptr && !revoked_ && can_revoke()) {
+    // Revoke stops the operations in flight like an abort but keeps the communicator, so that the
+    // survivors of a failure can shrink it instead of building a new one (shrink_communicator).
+    if (sticky_.ok())
+      sticky_ = absl::AbortedError(absl::StrCat("NCCL communicator revoked: ", st.message()));
+    const DeviceGuard guard(device_);
+    revoked_ = revoke(comm_.get());
+    if (revoked_) return st;
+  }
   abort(std::string(st.message()));
   return st;
 }

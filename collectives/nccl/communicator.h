@@ -23,7 +23,13 @@ class NcclCommunicator final : public Communicator {
  public:
   // COLLECTIVE over `comm` (see factory.h).
   static absl::StatusOr<std::unique_ptr<Communicator>> create(MPI_Comm comm, CreateOptions opts);
-  // Aborts the ncclComm (local, never waits for peers).
+  // COLLECTIVE over `survivors` (see factory.h, shrink_communicator): ncclCommShrink of `old`'s
+  // ncclComm without the ranks that are not in `survivors`, on `old`'s GPU; create() where this
+  // NCCL cannot shrink or any survivor's `old` no longer holds its ncclComm. `old` is aborted.
+  static absl::StatusOr<std::unique_ptr<Communicator>> shrink(NcclCommunicator& old,
+                                                              MPI_Comm survivors,
+                                                              CreateOptions opts);
+  // Aborts the ncclComm (local, never waits for peers; a revoked one once it is quiescent).
   ~NcclCommunicator() override;
 
   int rank() const override { return rank_; }
@@ -51,7 +57,14 @@ class NcclCommunicator final : public Communicator {
   // Polls the communicator's async state until it leaves ncclInProgress and, with `event`, until
   // the event completes; aborts on the deadline (DeadlineExceeded) or an NCCL error (Aborted).
   absl::Status poll(Clock::time_point deadline, const char* what, cudaEvent_t event);
+  // Revokes the ncclComm where NCCL can (it stays shrinkable), aborts it otherwise; sticky.
   absl::Status fail(absl::Status st);
+  // Takes ownership of a non-blocking ncclComm being initialised (`init`: what the init call
+  // returned), waits for it against `deadline` and creates the stream and events.
+  absl::Status adopt(ncclComm_t raw, ncclResult_t init, Clock::time_point deadline,
+                     const char* what);
+  // A revoked ncclComm is quiescent (its async state left ncclInProgress) or the deadline passed.
+  bool quiesce(Clock::time_point deadline) const;
 
   coll::Comm bootstrap_;  // private MPI duplicate, used only to build the ncclComm
   DeviceBuffer scratch_;
@@ -62,6 +75,7 @@ class NcclCommunicator final : public Communicator {
   int rank_ = 0;
   int size_ = 0;
   int device_ = -1;  // set once create() resolved it
+  bool revoked_ = false;
   absl::Status sticky_;
 };
 

@@ -60,4 +60,16 @@ absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm,
                              opts);
 }
 
+absl::StatusOr<std::unique_ptr<Communicator>> shrink_communicator(Communicator& old,
+                                                                  MPI_Comm survivors,
+                                                                  CreateOptions opts) {
+#ifdef ELASTIC_HAVE_CUDA
+  if (auto* nccl_old = dynamic_cast<nccl::NcclCommunicator*>(&old); nccl_old != nullptr) {
+    return nccl::NcclCommunicator::shrink(*nccl_old, survivors, opts);
+  }
+#endif
+  old.abort("replaced by a new communicator (shrink)");
+  return mpi::MpiCommunicator::create(survivors, opts);
+}
+
 }  // namespace elastic::coll

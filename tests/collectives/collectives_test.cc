@@ -383,6 +383,34 @@ TEST(Factory, HostMemoryPicksMpi) {
   EXPECT_EQ(comm->size(), size);
 }
 
+// shrink_communicator on host memory: the MPI backend builds the survivors' communicator (here
+// without the first rank) and aborts the old one; the survivors then reduce over themselves alone.
+TEST(Factory, ShrinkOnHostMemoryWithoutTheFirstRank) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto old_comm = make_comm();
+  ASSERT_NE(old_comm, nullptr);
+  MPI_Comm survivors = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 0, rank, &survivors),
+            MPI_SUCCESS);
+  if (rank != 0) {
+    auto shrunk = shrink_communicator(*old_comm, survivors);
+    ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+    EXPECT_EQ((*shrunk)->backend_name(), "mpi");
+    EXPECT_EQ((*shrunk)->size(), size - 1);
+    EXPECT_EQ((*shrunk)->rank(), rank - 1);
+    float v = static_cast<float>(rank);
+    ASSERT_TRUE((*shrunk)->allreduce(Tensor{&v, 1, DataType::kFloat32}, ReduceOp::kSum).ok());
+    EXPECT_EQ(v, static_cast<float>(size * (size - 1) / 2));  // 1 + ... + (size - 1)
+    EXPECT_EQ(old_comm->health().code(), absl::StatusCode::kAborted);
+    MPI_Comm_free(&survivors);
+  }
+  old_comm.reset();
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // The bounded wait at the worker's pace, on a communicator owned by Comm (bounded_wait.h,
 // comm.h). Under ULFM only (collectives_ulfm_np*): a revoke must reach the other ranks.
 TEST(ControlWait, DeadlineLeavesTheRequestActiveForRevokeAndDrain) {

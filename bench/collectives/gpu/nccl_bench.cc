@@ -1,11 +1,11 @@
 // The NCCL path of elastic::coll against calling ncclAllReduce directly, on the same GPUs in the
-// same run: float32 sum, 1 MiB to 256 MiB, one rank per GPU (the target: <= 5% overhead
+// same run: float32 sum, 1 KiB to 256 MiB, one rank per GPU (the target: <= 5% overhead
 // from 1 MiB up, one rank). Both sides are blocking calls (the raw one is ncclAllReduce +
 // cudaStreamSynchronize, since elastic::coll's allreduce returns only when the result is there), on
 // their own communicators over the same ranks. A sample is one barrier-aligned call timed on the
 // slowest rank; the median of the samples is reported (../timing.h).
 //
-//   mpirun -n 1 bench_nccl [max_MiB=256] [samples=30]
+//   mpirun -n 1 bench_nccl [max_MiB=256] [samples=30] [min_KiB=1]
 // Exits 77 without a CUDA device.
 #include <mpi.h>
 #include <cuda_runtime.h>
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
   const std::size_t max_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
   const int samples = argc > 2 ? std::atoi(argv[2]) : 30;
+  const std::size_t min_kib =
+      argc > 3 ? std::max<std::size_t>(1, std::strtoull(argv[3], nullptr, 10)) : 1;
 
   if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
 
@@ -71,7 +73,7 @@ int main(int argc, char** argv) {
     std::printf("%10s %12s %12s %12s %12s %10s\n", "bytes", "raw_us", "elastic_us", "raw_GB/s",
                 "elastic_GB/s", "overhead%");
   }
-  for (std::size_t bytes = std::size_t{1} << 20; bytes <= max_bytes; bytes *= 4) {
+  for (std::size_t bytes = min_kib << 10; bytes <= max_bytes; bytes *= 4) {
     const std::size_t count = bytes / sizeof(float);
     auto run_raw = [&] {
       check_nccl(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, raw, stream),

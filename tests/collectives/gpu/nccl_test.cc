@@ -12,7 +12,9 @@
 // start, as an application does; the backend must keep using it. Tests skip, with the reason,
 // when a rank has no CUDA device or a host has fewer GPUs than ranks (except the shared-GPU test,
 // which needs that); when every test was skipped the program exits 77, which ctest reports as
-// SKIPPED.
+// SKIPPED. NCCL_HOSTID (NCCL's own host identity) counts as the host where it is set, so that ranks
+// given different ids share one GPU as if on different nodes (NCCL then connects them over its
+// network transport).
 #include <mpi.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -35,6 +38,14 @@ namespace elastic::coll {
 namespace {
 
 using std::chrono::milliseconds;
+
+// The host as the backend and NCCL tell hosts apart: NCCL_HOSTID where set, else the host name.
+std::string host_name() {
+  if (const char* id = std::getenv("NCCL_HOSTID"); id != nullptr && *id != '\0') return id;
+  std::array<char, 256> h{};
+  gethostname(h.data(), h.size() - 1);
+  return h.data();
+}
 
 // Whether (and why not) this run can use NCCL; decided once, identically on every rank, because
 // every test is collective. Also makes this rank's GPU current, as an application does at start.
@@ -55,11 +66,12 @@ const GpuEnv& gpu_env() {
     GpuEnv e;
     const cudaError_t rc = cudaGetDeviceCount(&e.devices);
     if (rc != cudaSuccess) e.devices = 0;
-    int rank = 0, size = 0, len = 0;
+    int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
-    MPI_Get_processor_name(mine.data(), &len);
+    const std::string host = host_name();
+    std::strncpy(mine.data(), host.c_str(), mine.size() - 1);
     std::vector<char> all(static_cast<std::size_t>(size) * mine.size());
     MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
                   static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
@@ -172,12 +184,6 @@ void delay_stream(cudaStream_t s, int ms) {
                 },
                 reinterpret_cast<void*>(static_cast<std::intptr_t>(ms))),
             cudaSuccess);
-}
-
-std::string host_name() {
-  std::array<char, 256> h{};
-  gethostname(h.data(), h.size() - 1);
-  return h.data();
 }
 
 // Small integers: every partial sum over a few ranks is exact in every dtype (bf16 holds integers
@@ -638,6 +644,76 @@ TEST(Nccl, StuckCallerStreamTimesOutAndAborts) {
   auto fresh = make_nccl(MPI_COMM_WORLD, dev.p);
   ASSERT_NE(fresh, nullptr);
   check_allreduce(*fresh, all_ranks(), 7, DataType::kFloat32, ReduceOp::kSum);
+}
+
+// A collective fails (the caller's stream is stuck past the timeout) and the communicator is then
+// SHRUNK (to the same ranks here) rather than rebuilt: the new one works on the same GPU, and the
+// failed one is aborted. Where NCCL has ncclCommRevoke/ncclCommShrink this is the revoke + shrink
+// path; elsewhere shrink_communicator falls back to a new communicator, which must work the same.
+TEST(Nccl, ShrinkAfterAFailedCollectiveKeepsTheGpu) {
+  SKIP_WITHOUT_GPUS();
+  const int mine = gpu_env().device;
+  DeviceBytes dev(1 << 20);
+  auto comm = make_nccl(MPI_COMM_WORLD, dev.p);
+  ASSERT_NE(comm, nullptr);
+  Stream s;
+  delay_stream(s.s, 2000);
+  const absl::Status st =
+      comm->allreduce(Tensor{dev.p, (1 << 20) / 4, DataType::kFloat32}, ReduceOp::kSum,
+                      CallOptions{.timeout = milliseconds(300), .stream = s.s});
+  EXPECT_TRUE(absl::IsDeadlineExceeded(st)) << st;
+  EXPECT_EQ(comm->health().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(cudaStreamSynchronize(s.s), cudaSuccess);
+  auto shrunk = shrink_communicator(*comm, MPI_COMM_WORLD);
+  ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+  EXPECT_EQ((*shrunk)->backend_name(), "nccl");
+  EXPECT_EQ((*shrunk)->size(), world_size());
+  EXPECT_EQ(current_device(), mine);
+  check_allreduce(**shrunk, all_ranks(), 65537, DataType::kFloat32, ReduceOp::kSum);
+  EXPECT_EQ(comm->allreduce(Tensor{dev.p, 1, DataType::kFloat32}, ReduceOp::kSum).code(),
+            absl::StatusCode::kAborted);
+  comm.reset();
+}
+
+// The first rank leaves on notice; the others shrink the communicator they had (their local ranks
+// shift down by one), on the same GPUs, and it reduces over them alone.
+TEST(Nccl, ShrinkWithoutTheFirstRank) {
+  SKIP_WITHOUT_GPUS();
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks (one GPU each)";
+  DeviceBytes probe(4);
+  auto old_comm = make_nccl(MPI_COMM_WORLD, probe.p);
+  ASSERT_NE(old_comm, nullptr);
+  check_allreduce(*old_comm, all_ranks(), 1021, DataType::kFloat32, ReduceOp::kSum);
+  const bool leaves = world_rank() == 0;
+  MPI_Comm survivors = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, leaves ? MPI_UNDEFINED : 0, world_rank(), &survivors),
+            MPI_SUCCESS);
+  if (!leaves) {
+    auto shrunk = shrink_communicator(*old_comm, survivors);
+    ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+    std::vector<int> members = all_ranks();
+    members.erase(members.begin());
+    EXPECT_EQ((*shrunk)->rank(), world_rank() - 1);
+    check_allreduce(**shrunk, members, 65537, DataType::kFloat32, ReduceOp::kSum);
+    MPI_Comm_free(&survivors);
+  }
+  old_comm.reset();
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// Survivors that are not ranks of the old membership in their old order are refused on every
+// survivor, before NCCL is asked.
+TEST(Nccl, ShrinkRefusesReorderedSurvivors) {
+  SKIP_WITHOUT_GPUS();
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks (one GPU each)";
+  DeviceBytes probe(4);
+  auto old_comm = make_nccl(MPI_COMM_WORLD, probe.p);
+  ASSERT_NE(old_comm, nullptr);
+  MPI_Comm reversed = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, world_size() - world_rank(), &reversed), MPI_SUCCESS);
+  auto shrunk = shrink_communicator(*old_comm, reversed);
+  EXPECT_TRUE(absl::IsInvalidArgument(shrunk.status())) << shrunk.status();
+  MPI_Comm_free(&reversed);
 }
 
 }  // namespace

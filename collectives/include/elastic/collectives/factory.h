@@ -56,4 +56,19 @@ absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm,
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, MemoryKind kind,
                                                                   CreateOptions opts = {});
 
+// COLLECTIVE over `survivors`, blocking up to opts.timeout: the communicator of a membership that
+// only LOST ranks of `old`'s (a repair after a failure, MPIX_Comm_shrink; or ranks leaving on
+// notice), built from `old` instead of from scratch. `survivors` must hold only ranks of `old`'s
+// membership, in their old order (as MPIX_Comm_shrink and MPI_Comm_split keyed by the old rank
+// give them). NCCL: ncclCommShrink of `old`'s ncclComm on the same GPU (NCCL >= 2.27.3 at build
+// and at run time), also after `old` failed (its ncclComm is revoked, not aborted, where NCCL has
+// ncclCommRevoke), so no unique id, no topology search and no new connections to the survivors'
+// peers; where that is not possible on every survivor (older NCCL, `old` explicitly aborted) all
+// fall back to create_communicator with `old`'s device. MPI: create_communicator(survivors).
+// `old` is aborted either way (drop it). Errors: as create_communicator, and InvalidArgument when
+// `survivors` is not such a subset.
+absl::StatusOr<std::unique_ptr<Communicator>> shrink_communicator(Communicator& old,
+                                                                  MPI_Comm survivors,
+                                                                  CreateOptions opts = {});
+
 }  // namespace elastic::coll

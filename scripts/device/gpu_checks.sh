@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The GPU checks, run ON a lent GPU machine from the repository root, after scripts/device/bundle.sh
+# made .device/bundle.tar.gz here (docs/collectives.md, "On a GPU"). Unpacks the bundle, finds that
+# machine's CUDA libraries and libnccl, and runs, each with its own time limit and log in $OUT:
+#   env.log          GPU, driver, CUDA/NCCL libraries found, unresolved libraries (should be none)
+#   gpu_ctest.log    ctest -L gpu (tests needing more GPUs than the machine has report SKIPPED)
+#   bench_nccl.log   elastic::coll NCCL allreduce vs ncclAllReduce, 1 rank, 1 KiB - 256 MiB
+#   mnist.log        bench_mnist_gpu, and example 03 (GPU, 1 rank) vs example 02 (CPU, one rank per
+#                    core) samples/s
+#   cpu_coll.log     bench_collectives at 2 and 8 ranks on the machine's cores (fusion, MPI ratio)
+#   rebuild.log      bench_nccl_rebuild: new NCCL communicator vs ncclCommShrink, 1 rank, and 3
+#                    ranks on the one GPU as three NCCL hosts (NCCL_HOSTID) with a rank killed
+#   hostid.log       nccl_test with 2 ranks on the one GPU as two NCCL hosts (NCCL_HOSTID)
+# Each step's result is printed as it ends; a failing step does not stop the others.
+#
+#   OUT=/tmp/out scripts/device/gpu_checks.sh
+set -uo pipefail
+out=${OUT:-/tmp/gpu-checks}
+mkdir -p "$out"
+say() { echo "[gpu-checks $(date +%T)] $*"; }
+step() {  # step NAME LOG LIMIT_S CMD...: appends CMD's output to LOG, prints how it ended
+  local name=$1 log=$2 limit=$3
+  shift 3
+  echo "\$ $*" >>"$out/$log"
+  local t0=$SECONDS
+  timeout -k 5 "$limit" "$@" >>"$out/$log" 2>&1
+  local rc=$?
+  say "$name: exit $rc after $((SECONDS - t0)) s (log $log)"
+  return $rc
+}
+
+[ -f .device/bundle.tar.gz ] || { say "no .device/bundle.tar.gz: run scripts/device/bundle.sh first"; exit 2; }
+tar -xzf .device/bundle.tar.gz -C / --no-overwrite-dir
+build=$(sed -n 's/^BUILD=//p' /opt/elastic-device/manifest)
+mpi_home=$(sed -n 's/^MPI_HOME=//p' /opt/elastic-device/manifest)
+# The bundle fills gaps only: a library the machine has itself is not shadowed by ours.
+for lib in /opt/elastic-device/lib/*; do
+  if ldconfig -p | grep -q " $(basename "$lib") "; then rm -f "$lib"; fi
+done
+# CUDA's runtime and cuBLAS from the toolkit, libnccl wherever the machine has one (e.g. PyTorch's).
+libdirs=/opt/elastic-device/lib
+for so in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+  found=$(find /usr/local/cuda/lib64/ /usr/local/cuda/lib/ /usr/lib/x86_64-linux-gnu/ -maxdepth 1 -name "$so" 2>/dev/null | head -1)
+  [ -n "$found" ] || found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$so" -print 2>/dev/null | head -1)
+  [ -n "$found" ] && libdirs="$libdirs:$(dirname "$found")"
+done
+export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_DEBUG=${NCCL_DEBUG:-WARN}
+# PRRTE's ssh launcher needs an agent to exist even when every process is local.
+command -v ssh >/dev/null || export PRTE_MCA_plm_ssh_agent=true
+mpirun=$mpi_home/bin/mpirun
+cores=$(nproc)
+# One CPU rank per hardware thread the machine has (a VM's vCPUs may be hyperthreads of fewer cores).
+cpu_map=(--use-hwthread-cpus --bind-to hwthread)
+{
+  say "build $build, MPI_HOME $mpi_home, $cores cores, LD_LIBRARY_PATH $LD_LIBRARY_PATH"
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  cat /etc/os-release | head -2
+  for p in "$build"/tests/collectives/gpu/nccl_test "$build"/bench/collectives/gpu/* "$build"/examples/0[23]*/*; do
+    [ -x "$p" ] && [ -f "$p" ] && ldd "$p" | grep -E "not found|nccl|cudart|cublas" | sed "s|^|$(basename "$p"): |"
+  done | sort -u
+} >"$out/env.log" 2>&1
+cat "$out/env.log"
+
+say "1/7 ctest -L gpu"
+step gpu_ctest gpu_ctest.log 300 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 240
+tail -n 12 "$out/gpu_ctest.log"
+
+say "2/7 bench_nccl"
+step bench_nccl bench_nccl.log 150 "$mpirun" -n 1 "$build/bench/collectives/gpu/bench_nccl" 256 30 1
+cat "$out/bench_nccl.log"
+
+say "3/7 Fashion-MNIST: GPU vs CPU"
+step bench_mnist_gpu mnist.log 120 "$mpirun" -n 1 "$build/bench/collectives/gpu/bench_mnist_gpu" 400
+for hb in "128 64" "128 1024" "1024 64" "1024 1024"; do
+  set -- $hb
+  step "example 03 gpu hidden $1 batch $2" mnist.log 90 "$mpirun" -n 1 \
+    "$build/examples/03_gpu/gpu_fashion_mnist" --epochs 2 --hidden "$1" --batch "$2"
+  step "example 02 cpu x$cores hidden $1 batch $2/rank" mnist.log 120 "$mpirun" -n "$cores" "${cpu_map[@]}" \
+    "$build/examples/02_fashion_mnist/fashion_mnist" --epochs 2 --hidden "$1" --batch "$2"
+done
+grep -E "^\\$|samples/s|^ *[0-9]+ +[0-9]+ |^#" "$out/mnist.log"
+
+say "4/7 CPU collectives on $cores cores"
+step "bench_collectives np2" cpu_coll.log 150 "$mpirun" -n 2 "${cpu_map[@]}" "$build/bench/collectives/bench_collectives"
+step "bench_collectives np8" cpu_coll.log 200 "$mpirun" -n 8 "${cpu_map[@]}" "$build/bench/collectives/bench_collectives"
+cat "$out/cpu_coll.log"
+
+say "5/7 rebuild vs shrink, 1 rank"
+step "bench_nccl_rebuild np1" rebuild.log 120 "$mpirun" -n 1 "$build/bench/collectives/gpu/bench_nccl_rebuild" 10
+
+# Several ranks on the one GPU: NCCL refuses two ranks of one host on one GPU, so each rank gets
+# its own NCCL host id (NCCL_HOSTID) and NCCL connects them over its socket transport on loopback.
+hostid='export NCCL_HOSTID=gpuhost$OMPI_COMM_WORLD_RANK; exec "$0" "$@"'
+nccl_net=(--oversubscribe -x NCCL_SOCKET_IFNAME=lo -x NCCL_IB_DISABLE=1 -x LD_LIBRARY_PATH)
+say "6/7 nccl_test, 2 ranks as two NCCL hosts on one GPU"
+step "nccl_test np2 hostid" hostid.log 180 "$mpirun" -n 2 "${nccl_net[@]}" \
+  bash -c "$hostid" "$build/tests/collectives/gpu/nccl_test"
+tail -n 40 "$out/hostid.log"
+say "7/7 rebuild vs shrink, 3 ranks as three NCCL hosts, the last one killed"
+step "bench_nccl_rebuild np3 hostid" rebuild.log 150 "$mpirun" --with-ft ulfm -n 3 "${nccl_net[@]}" \
+  bash -c "$hostid" "$build/bench/collectives/gpu/bench_nccl_rebuild" 5
+cat "$out/rebuild.log"
+say "done"
