@@ -212,14 +212,16 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommu
   // initialisation ends (its async job stores it on exit, success or failure), so the cell must
   // outlive that job: on a deadline it is deliberately leaked (one pointer), NCCL may still write it.
   // Nobody excluded (the same ranks, e.g. after a failed collective): ncclCommSplit, since
-  // ncclCommShrink needs at least one rank to exclude.
+  // ncclCommShrink needs at least one rank to exclude. NCCL_SHRINK_ABORT only where a collective
+  // failed and was not revoked: it stops operations in flight first; on a communicator that saw no
+  // failure (ranks left on notice, or died while it was idle) the default mode is enough.
   auto* cell = new ncclComm_t(nullptr);
   const char* what = excluded.empty() ? "ncclCommSplit" : "ncclCommShrink";
   const ncclResult_t rc =
       excluded.empty()
           ? ncclCommSplit(old.comm_.get(), 0, old.rank_, cell, &config)
           : nccl::shrink(old.comm_.get(), excluded.data(), static_cast<int>(excluded.size()), cell,
-                         &config, /*abort_ongoing=*/!old.revoked_);
+                         &config, /*abort_ongoing=*/!old.revoked_ && !old.sticky_.ok());
   ncclComm_t raw = nullptr;
   if (rc == ncclSuccess || rc == ncclInProgress) {
     while ((raw = __atomic_load_n(cell, __ATOMIC_ACQUIRE)) == nullptr && Clock::now() < deadline) {
@@ -235,8 +237,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommu
     return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
   }
   delete cell;
+  // `old` keeps its ncclComm until it is dropped: aborting it here would put NCCL's teardown of
+  // the parent (hundreds of ms, measured) on the path to the new membership's first collective.
+  if (old.sticky_.ok()) old.sticky_ = absl::AbortedError("NCCL communicator shrunk into a new one");
   absl::Status st = self->adopt(raw, ncclInProgress, deadline, what);
-  old.abort("shrunk into a new communicator");
   if (!st.ok()) return st;
   return std::unique_ptr<Communicator>(std::move(self));
 }

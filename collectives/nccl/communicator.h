@@ -25,7 +25,8 @@ class NcclCommunicator final : public Communicator {
   static absl::StatusOr<std::unique_ptr<Communicator>> create(MPI_Comm comm, CreateOptions opts);
   // COLLECTIVE over `survivors` (see factory.h, shrink_communicator): ncclCommShrink of `old`'s
   // ncclComm without the ranks that are not in `survivors`, on `old`'s GPU; create() where this
-  // NCCL cannot shrink or any survivor's `old` no longer holds its ncclComm. `old` is aborted.
+  // NCCL cannot shrink or any survivor's `old` no longer holds its ncclComm. `old` is unusable
+  // afterwards; its ncclComm is aborted when it is dropped.
   static absl::StatusOr<std::unique_ptr<Communicator>> shrink(NcclCommunicator& old,
                                                               MPI_Comm survivors,
                                                               CreateOptions opts);

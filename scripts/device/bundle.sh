@@ -34,7 +34,9 @@ trap 'rm -rf "$stage"' EXIT
 # The build subset, under the build's own absolute path (ctest files name it).
 abs_build=$(realpath "$build")
 mkdir -p "$stage/root$abs_build"
-(cd "$build" && find . -name CTestTestfile.cmake -print0 | xargs -0 cp --parents -t "$stage/root$abs_build")
+# The ctest files and the gtest_discover_tests lists they include.
+(cd "$build" && find . \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*_tests.cmake' \) -print0 |
+  xargs -0 cp --parents -t "$stage/root$abs_build")
 for p in "${programs[@]}"; do
   mkdir -p "$(dirname "$stage/root$abs_build/$p")"
   strip --strip-debug -o "$stage/root$abs_build/$p" "$build/$p"

@@ -1,5 +1,6 @@
 // A GoogleTest main for tests launched with mpirun (the MPI suite and the NCCL suite share it):
-// every rank runs every test, only rank 0 prints, and the exit code is the worst over all ranks:
+// every rank runs every test, only rank 0 prints the progress (the other ranks print their failed
+// assertions, prefixed with their rank), and the exit code is the worst over all ranks:
 // 1 when any rank failed, 77 (ctest SKIP_RETURN_CODE) when every test was skipped on every rank,
 // else 0.
 #pragma once
@@ -8,6 +9,24 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
+
+// On ranks other than 0: each failed assertion with the test's name and the rank.
+class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::fprintf(stderr, "[rank %d] FAILED %s.%s at %s:%d\n%s\n", rank_,
+                 test != nullptr ? test->test_suite_name() : "?",
+                 test != nullptr ? test->name() : "?",
+                 r.file_name() != nullptr ? r.file_name() : "?", r.line_number(), r.message());
+  }
+
+ private:
+  int rank_;
+};
 
 // `before_finalize` runs on every rank after the tests, before MPI_Finalize (e.g. to release
 // communicators that the tests shared).
@@ -21,6 +40,7 @@ int run_mpi_gtest(int argc, char** argv, F&& before_finalize) {
   if (rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailurePrinter(rank));
   }
   const int rc = RUN_ALL_TESTS();
   before_finalize();

@@ -65,7 +65,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm,
 // ncclCommRevoke), so no unique id, no topology search and no new connections to the survivors'
 // peers; where that is not possible on every survivor (older NCCL, `old` explicitly aborted) all
 // fall back to create_communicator with `old`'s device. MPI: create_communicator(survivors).
-// `old` is aborted either way (drop it). Errors: as create_communicator, and InvalidArgument when
+// `old` is unusable afterwards (every call returns Aborted); dropping it releases it (for NCCL
+// that teardown is left to the caller's drop, off the path to the new communicator). Errors: as create_communicator, and InvalidArgument when
 // `survivors` is not such a subset.
 absl::StatusOr<std::unique_ptr<Communicator>> shrink_communicator(Communicator& old,
                                                                   MPI_Comm survivors,
