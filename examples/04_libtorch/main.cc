@@ -4,11 +4,14 @@
 //   - StateRegistration puts the model and the optimizer's state into the State;
 //   - the run loop drives the steps; each step gets its sample ids from the exactly-once Sampler
 //     (get_batch) and the GradientReducer allreduces the gradients over the current membership;
-//   - with --lr-ranks the learning rate follows the membership (linear scaling rule, a reset hook).
+//   - with --lr-ranks the learning rate follows the membership (linear scaling rule) and with
+//     --lr-decay the epochs (step decay); both are set in a reset hook from the committed epoch, so a
+//     joining or recovered rank uses the same rate as the others.
 //
-//   mpirun -n 2 libtorch_fashion_mnist --epochs 5 --target-accuracy 0.91
+//   mpirun -n 2 libtorch_fashion_mnist --epochs 5 --lr-decay 0.5 --target-accuracy 0.91
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -61,7 +64,7 @@ int main(int argc, char** argv) {
   std::uint64_t epochs = 5, commit_every = 10, seed = 1;
   std::size_t batch = 64;
   std::int64_t channels = 32;
-  double lr = 1e-3, momentum = 0.9, target = 0;
+  double lr = 1e-3, momentum = 0.9, target = 0, lr_decay = 1.0;
   int lr_ranks = 0, threads = 1;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
   app.add_option("--epochs", epochs, "epochs to train")->check(CLI::PositiveNumber);
@@ -77,6 +80,9 @@ int main(int argc, char** argv) {
                  "the number of ranks --lr is meant for: the rate follows the job's size (lr x "
                  "ranks / N); 0 keeps it")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--lr-decay", lr_decay,
+                 "factor the learning rate is multiplied by after each epoch; 1 keeps it")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--threads", threads, "LibTorch threads per rank")->check(CLI::PositiveNumber);
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")
@@ -156,12 +162,15 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   };
 
-  auto scale_lr = et::linear_lr_scaling(*optimizer, lr, lr_ranks);
+  // The rate for `size` ranks in epoch `epoch` (0-based): the linear scaling rule and step decay.
+  auto set_rate = [&](int size, std::uint64_t epoch) {
+    const double ranks = lr_ranks > 0 ? static_cast<double>(size) / lr_ranks : 1.0;
+    return et::set_learning_rate(*optimizer,
+                                 lr * ranks * std::pow(lr_decay, static_cast<double>(epoch)));
+  };
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {
-    if (lr_ranks > 0) {
-      if (absl::Status st = scale_lr(info); !st.ok()) return st;
-    }
+    if (absl::Status st = set_rate(info.size, sampler.epoch()); !st.ok()) return st;
     if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
       std::printf(
           "membership %s: %d -> %d ranks at step %lld\n",
@@ -173,6 +182,7 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) -> absl::Status {
+    if (absl::Status st = set_rate(comm.size(), epoch + 1); !st.ok()) return st;
     absl::StatusOr<double> acc = test_accuracy(model, *test, comm);
     if (!acc.ok()) return acc.status();
     if (comm.rank() == 0) {
