@@ -1,9 +1,12 @@
 #!/bin/bash
-# Fashion-MNIST (examples/02_fashion_mnist) as a job of a real elasticd on the cluster in a box
-# (lib.sh); each case ends by checking that every rank ran on its node's host.
-# Usage: fmnist.sh CASE MPIRUN ELASTICD ELASTIC FASHION_MNIST. Cases:
+# Fashion-MNIST (examples/02_fashion_mnist, or example 04's LibTorch CNN) as a job of a real
+# elasticd on the cluster in a box (lib.sh); each case ends by checking that every rank ran on its
+# node's host.
+# Usage: fmnist.sh CASE MPIRUN ELASTICD ELASTIC PROGRAM. Cases:
 #   churn_kill  hostfile churn every few seconds and one host killed mid-run (its PRRTE daemon too): the job
 #               ends within 1 test-accuracy point of the same training on a fixed 2 ranks (issue 5)
+#   torch_churn_kill  the same with PROGRAM = examples/04_libtorch (a smaller CNN, 3 epochs, the
+#               rate decayed per epoch; issue 12)
 #   resume      elasticd SIGKILLed after the job's first durable checkpoint and started again: the
 #               job resumes from that checkpoint (step > 0), not from scratch, and finishes (issue 4)
 set -u
@@ -30,8 +33,8 @@ submit_fmnist() {
   "$ELASTIC" --state-dir "$S" submit "$T/$id.toml" > /dev/null || fail "submit $id"
 }
 
-case_churn_kill() {
-  EPOCHS=8
+# churn_kill: the fixed 2-rank run, then the same training as a job under churn and a kill.
+churn_kill() {
   timeout 300 "$BOX" exec h0 "$MPIRUN" "${BOX_MPIRUN_ARGS[@]}" --host h1:1,h2:1 --bind-to none -n 2 \
     "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" > "$T/fixed" 2>&1
   tail -2 "$T/fixed"
@@ -68,7 +71,7 @@ case_churn_kill() {
     fi
   done
   hosts_range 4
-  wait_for 300 '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
+  wait_for "$FINISH_S" '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
   out f | grep -E '^(membership|final)' 
   out f | grep -q 'membership repaired after a failure' || fail "no repair after the kill"
   [ "$(out f | grep -c 'membership changed')" -ge 3 ] || fail "fewer than 3 grows or shrinks seen by the job"
@@ -85,6 +88,18 @@ case_churn_kill() {
   [ "$counted" -ge $((EPOCHS * 60000)) ] || fail "the runtime counted only $counted samples"
   awk -v a="$elastic" -v b="$fixed" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.01) }' ||
     fail "elastic accuracy $elastic not within 1 point of $fixed"
+}
+
+FINISH_S=300
+case_churn_kill() {
+  EPOCHS=8
+  churn_kill
+}
+
+case_torch_churn_kill() {
+  EPOCHS=3 FINISH_S=900
+  TRAIN_ARGS=(--channels 16 --lr-decay 0.7 --seed 1 --lr-ranks 2)
+  churn_kill
 }
 
 case_resume() {
