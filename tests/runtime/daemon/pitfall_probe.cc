@@ -7,6 +7,9 @@
 //                                 sigkill; the parent prints "round N ok" and "parent finalized"
 //   pitfall_probe noinit          spawns /bin/sh -c "exit 1" (exits before MPI_Init); prints
 //                                 "spawning" and, if MPI_Comm_spawn ever returns, "spawn returned"
+//   pitfall_probe idup N          under mpirun -n K: the last rank SIGKILLs itself, the others
+//                                 call MPI_Comm_idup on a duplicate of the world N times (each
+//                                 fails), print "idup I rc RC" and "rank R finalized"
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -45,6 +48,32 @@ int main(int argc, char** argv) {
     return 0;
   }
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (what == "idup") {
+    int rank = 0;
+    int size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // the duplicate inherits it
+    MPI_Comm world = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &world);
+    MPI_Barrier(world);
+    if (rank == size - 1) raise(SIGKILL);
+    sleep(1);
+    const int n = argc > 2 ? std::atoi(argv[2]) : 2;
+    for (int i = 0; i < n; ++i) {
+      MPI_Comm out = MPI_COMM_NULL;
+      MPI_Request req = MPI_REQUEST_NULL;
+      int rc = MPI_Comm_idup(world, &out, &req);
+      if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+      std::printf("rank %d idup %d rc %d\n", rank, i, rc);
+      std::fflush(stdout);
+    }
+    MPI_Comm_free(&world);
+    alarm(15);
+    MPI_Finalize();
+    std::printf("rank %d finalized\n", rank);
+    return 0;
+  }
   if (what == "noinit") {
     char sh[] = "/bin/sh";
     char dash_c[] = "-c";
