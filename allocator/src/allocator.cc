@@ -1,6 +1,7 @@
 #include "elastic/allocator/allocator.h"
 
 #include <chrono>
+#include <numeric>
 #include <string_view>
 #include <unordered_set>
 
@@ -48,7 +49,41 @@ int rank(SolveStatus status) {
   return 2;
 }
 
+// One kind's counts, checked.
+absl::StatusOr<CountSolution> solve_counts(const CountModel& model, const Problem& problem,
+                                           std::string_view kind) {
+  CountSolution solution;
+  if (model.pool == 0) {
+    // Nothing to choose: every job of this kind gets 0 nodes (no solver needed).
+    solution.counts.assign(model.jobs.size(), 0);
+    for (std::size_t j = 0; j < model.jobs.size(); ++j) solution.objective += model.gain(j, 0);
+  } else {
+    const SolveOptions options{.time_limit_s = problem.time_limit_s};
+    absl::StatusOr<CountSolution> solved = find_solver(problem.solver)->solve(model, options);
+    if (!solved.ok()) return solved.status();
+    solution = *std::move(solved);
+  }
+  if (absl::Status s = check_solution(model, solution, kind); !s.ok()) return s;
+  return solution;
+}
+
 }  // namespace
+
+absl::StatusOr<CountSolution> allocate_counts(const Problem& problem, int pool,
+                                              std::span<const int> current) {
+  if (absl::Status s = validate_problem(problem); !s.ok()) return s;
+  if (current.size() != problem.jobs.size() || pool < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("allocate_counts: {} current counts for {} jobs, pool {}", current.size(),
+                    problem.jobs.size(), pool));
+  }
+  std::vector<std::size_t> jobs(problem.jobs.size());
+  std::iota(jobs.begin(), jobs.end(), 0);
+  absl::StatusOr<CountModel> model = build_count_model(problem, jobs, current, pool);
+  if (!model.ok()) return model.status();
+  if (model->jobs.empty()) return CountSolution{};
+  return solve_counts(*model, problem, "");
+}
 
 absl::StatusOr<Allocation> allocate(const Problem& problem) {
   const auto start = std::chrono::steady_clock::now();
@@ -66,21 +101,12 @@ absl::StatusOr<Allocation> allocate(const Problem& problem) {
     }
   }
 
-  const SolveOptions options{.time_limit_s = problem.time_limit_s};
   for (const KindModel& kind : *models) {
     const CountModel& model = kind.model;
     if (model.jobs.empty()) continue;
-    CountSolution solution;
-    if (model.pool == 0) {
-      // Nothing to choose: every job of this kind gets 0 nodes (no solver needed).
-      solution.counts.assign(model.jobs.size(), 0);
-      for (std::size_t j = 0; j < model.jobs.size(); ++j) solution.objective += model.gain(j, 0);
-    } else {
-      absl::StatusOr<CountSolution> solved = find_solver(problem.solver)->solve(model, options);
-      if (!solved.ok()) return solved.status();
-      solution = *std::move(solved);
-    }
-    if (absl::Status s = check_solution(model, solution, kind.kind); !s.ok()) return s;
+    absl::StatusOr<CountSolution> solved = solve_counts(model, problem, kind.kind);
+    if (!solved.ok()) return solved.status();
+    const CountSolution& solution = *solved;
     absl::StatusOr<std::vector<NodeAssignment>> mapped =
         map_nodes(kind.nodes, kind.held, solution.counts);
     if (!mapped.ok()) return absl::InternalError(mapped.status().message());

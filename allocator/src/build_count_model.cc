@@ -113,6 +113,38 @@ double apply_fair_floors(CountModel& model, const std::vector<const PiecewiseLin
   return level;
 }
 
+absl::StatusOr<CountModel> build_count_model(const Problem& problem,
+                                             std::span<const std::size_t> jobs,
+                                             std::span<const int> current, int pool) {
+  CountModel model;
+  model.horizon_s = problem.horizon_s;
+  model.pool = pool;
+  std::vector<int> min_share;
+  std::vector<const PiecewiseLinear*> scaling;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = problem.jobs[jobs[i]];
+    absl::StatusOr<PiecewiseLinear> value = job_value(job, jobs[i], problem.objective);
+    if (!value.ok()) return value.status();
+
+    CountJob count_job;
+    count_job.current = current[i];
+    count_job.lo = job.min_nodes;
+    count_job.hi = std::min(job.max_nodes, pool);
+    count_job.value = *std::move(value);
+    // A job below its minimum cannot run, so leaving it there or resizing it loses nothing.
+    const double at_current =
+        count_job.current >= job.min_nodes ? count_job.value.at(count_job.current) : 0.0;
+    count_job.grow_cost = job.grow_stall_s * at_current;
+    count_job.shrink_cost = job.shrink_stall_s * at_current;
+    model.jobs.push_back(std::move(count_job));
+    min_share.push_back(job.min_share);
+    scaling.push_back(&job.scaling);
+  }
+  if (problem.objective == Objective::kFair) apply_fair_floors(model, scaling);
+  apply_min_share(model, min_share);
+  return model;
+}
+
 absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem) {
   if (absl::Status s = validate_problem(problem); !s.ok()) return s;
 
@@ -123,7 +155,6 @@ absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem
     if (inserted) {
       kinds.emplace_back();
       kinds.back().kind = kind;
-      kinds.back().model.horizon_s = problem.horizon_s;
     }
     return kinds[it->second];
   };
@@ -133,42 +164,25 @@ absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem
     kind_of(problem.nodes[i].kind).nodes.push_back(problem.nodes[i]);
   }
   for (const Job& job : problem.jobs) kind_of(job.node_kind);  // kinds no pool node has: pool 0
-  for (KindModel& kind : kinds) kind.model.pool = static_cast<int>(kind.nodes.size());
 
-  std::vector<std::vector<int>> min_share(kinds.size());
-  std::vector<std::vector<const PiecewiseLinear*>> scaling(kinds.size());
+  std::vector<std::vector<int>> current(kinds.size());
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const Job& job = problem.jobs[j];
     const std::size_t k = kind_index.at(job.node_kind);
-    KindModel& kind = kinds[k];
     std::vector<std::string> held;
     for (const std::string& name : job.nodes) {
       if (pool.contains(name)) held.push_back(name);  // the others left the pool: dropped
     }
-    absl::StatusOr<PiecewiseLinear> value = job_value(job, j, problem.objective);
-    if (!value.ok()) return value.status();
-
-    CountJob count_job;
-    count_job.current = static_cast<int>(held.size());
-    count_job.lo = job.min_nodes;
-    count_job.hi = std::min(job.max_nodes, kind.model.pool);
-    count_job.value = *std::move(value);
-    // A job below its minimum cannot run, so leaving it there or resizing it loses nothing.
-    const double at_current =
-        count_job.current >= job.min_nodes ? count_job.value.at(count_job.current) : 0.0;
-    count_job.grow_cost = job.grow_stall_s * at_current;
-    count_job.shrink_cost = job.shrink_stall_s * at_current;
-
-    kind.jobs.push_back(j);
-    kind.held.push_back(std::move(held));
-    kind.model.jobs.push_back(std::move(count_job));
-    min_share[k].push_back(job.min_share);
-    scaling[k].push_back(&job.scaling);
+    current[k].push_back(static_cast<int>(held.size()));
+    kinds[k].jobs.push_back(j);
+    kinds[k].held.push_back(std::move(held));
   }
-
   for (std::size_t k = 0; k < kinds.size(); ++k) {
-    if (problem.objective == Objective::kFair) apply_fair_floors(kinds[k].model, scaling[k]);
-    apply_min_share(kinds[k].model, min_share[k]);
+    KindModel& kind = kinds[k];
+    absl::StatusOr<CountModel> model =
+        build_count_model(problem, kind.jobs, current[k], static_cast<int>(kind.nodes.size()));
+    if (!model.ok()) return model.status();
+    kind.model = *std::move(model);
   }
   return kinds;
 }

@@ -1,8 +1,6 @@
 #include "elastic/allocator/node_mapping.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <numeric>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -15,28 +13,43 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Grows one job from the nodes it has (`taken`, positions in natural order) by taking the free
-// node nearest to any of them, `need` times, from `free` (one tier). The nearest free node to a set
-// is always the first free node left or right of some member, so a heap of those candidates
-// (refreshed lazily when a candidate was taken meanwhile) finds each pick in O(log n).
-void grow_near(std::set<int>& free, std::vector<int>& taken, int& need) {
-  using Candidate = std::tuple<int, int, int, int>;  // distance, position, source, direction
+void sort_natural(const NodePool& pool, std::vector<int>& ids) {
+  std::sort(ids.begin(), ids.end(), [&](int a, int b) { return pool.rank(a) < pool.rank(b); });
+}
+
+// Grows one job from the nodes it has (`taken`, ranks) by taking the free node of one tier nearest
+// to any of them (distance: positions among the pool's nodes), `need` times. The nearest free node
+// to a set is always the first free node left or right of some member, so a heap of those
+// candidates (refreshed lazily when a candidate was taken meanwhile) finds each pick in O(log n).
+// Ranks order like positions, so they break ties as positions would.
+void grow_near(NodePool& pool, bool leaving_soon, std::vector<int>& taken, int& need) {
+  const std::set<int>& free = pool.free_nodes(leaving_soon);
+  using Candidate = std::tuple<int, int, int, int>;  // distance, rank, source, direction
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
   auto push_from = [&](int source, int direction) {
     if (direction > 0) {
       const auto it = free.upper_bound(source);
-      if (it != free.end()) heap.emplace(*it - source, *it, source, direction);
+      if (it != free.end()) {
+        heap.emplace(pool.position(*it) - pool.position(source), *it, source, direction);
+      }
     } else {
       auto it = free.lower_bound(source);
       if (it != free.begin()) {
         --it;
-        heap.emplace(source - *it, *it, source, direction);
+        heap.emplace(pool.position(source) - pool.position(*it), *it, source, direction);
       }
     }
   };
-  for (int p : taken) {
-    push_from(p, -1);
-    push_from(p, +1);
+  auto take = [&](int rank) {
+    pool.hold(pool.id_at(rank));
+    taken.push_back(rank);
+    --need;
+    push_from(rank, -1);
+    push_from(rank, +1);
+  };
+  for (int r : taken) {
+    push_from(r, -1);
+    push_from(r, +1);
   }
   while (need > 0 && !free.empty()) {
     if (heap.empty()) {
@@ -46,8 +59,9 @@ void grow_near(std::set<int>& free, std::vector<int>& taken, int& need) {
       bool best_fits = false;
       for (auto it = free.begin(); it != free.end();) {
         const int start = *it;
+        const int first = pool.position(start);
         int len = 1;
-        for (++it; it != free.end() && *it == start + len; ++it) ++len;
+        for (++it; it != free.end() && pool.position(*it) == first + len; ++it) ++len;
         const bool fits = len >= need;
         const bool better = fits ? (!best_fits || len < best_len) : (!best_fits && len > best_len);
         if (better) {
@@ -56,24 +70,16 @@ void grow_near(std::set<int>& free, std::vector<int>& taken, int& need) {
           best_fits = fits;
         }
       }
-      free.erase(best_start);
-      taken.push_back(best_start);
-      --need;
-      push_from(best_start, -1);
-      push_from(best_start, +1);
+      take(best_start);
       continue;
     }
-    const auto [distance, position, source, direction] = heap.top();
+    const auto [distance, rank, source, direction] = heap.top();
     heap.pop();
-    if (!free.contains(position)) {
+    if (!free.contains(rank)) {
       push_from(source, direction);  // taken by this job meanwhile: look further out
       continue;
     }
-    free.erase(position);
-    taken.push_back(position);
-    --need;
-    push_from(position, -1);
-    push_from(position, +1);
+    take(rank);
   }
 }
 
@@ -105,84 +111,93 @@ bool natural_less(std::string_view a, std::string_view b) {
   return a < b;  // e.g. "n01" vs "n1": equal as numbers, still ordered
 }
 
-absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
-    std::span<const Node> pool, std::span<const std::vector<std::string>> held,
-    std::span<const int> counts) {
+absl::Status map_counts(NodePool& pool, std::span<std::vector<int>* const> held,
+                        std::span<const int> counts) {
   if (held.size() != counts.size()) {
     return absl::InvalidArgumentError(
         fmt::format("map_nodes: {} held lists but {} counts", held.size(), counts.size()));
   }
-  // Positions in natural name order: "close together" means close in this order.
-  std::vector<int> order(pool.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int x, int y) { return natural_less(pool[x].name, pool[y].name); });
-  std::vector<int> position_of(pool.size());
-  for (std::size_t p = 0; p < order.size(); ++p) position_of[order[p]] = static_cast<int>(p);
-  std::unordered_map<std::string_view, int> position;  // name -> position
-  for (std::size_t i = 0; i < pool.size(); ++i) {
-    position.emplace(pool[i].name, position_of[i]);
-  }
-  const auto node_at = [&](int p) -> const Node& { return pool[order[p]]; };
-
   long total = 0;
-  std::vector<bool> used(pool.size(), false);
-  std::vector<std::vector<int>> have(held.size());
-  for (std::size_t j = 0; j < held.size(); ++j) {
+  for (std::size_t j = 0; j < counts.size(); ++j) {
     if (counts[j] < 0) {
       return absl::InvalidArgumentError(fmt::format("map_nodes: negative count for job {}", j));
     }
     total += counts[j];
-    for (const std::string& name : held[j]) {
-      const auto it = position.find(name);
-      if (it == position.end()) {
-        return absl::InvalidArgumentError(
-            fmt::format("map_nodes: job {} holds '{}', not in the pool", j, name));
-      }
-      if (used[it->second]) {
-        return absl::InvalidArgumentError(fmt::format("map_nodes: node '{}' is held twice", name));
-      }
-      used[it->second] = true;
-      have[j].push_back(it->second);
-    }
   }
-  if (total > static_cast<long>(pool.size())) {
+  if (total > pool.size()) {
     return absl::InvalidArgumentError(
         fmt::format("map_nodes: counts sum to {} but the pool has {}", total, pool.size()));
   }
-
-  std::vector<NodeAssignment> out(held.size());
   // Shrinking jobs release first, so growing jobs can take what they free.
   for (std::size_t j = 0; j < held.size(); ++j) {
-    const int release = static_cast<int>(have[j].size()) - counts[j];
+    std::vector<int>& have = *held[j];
+    const int release = static_cast<int>(have.size()) - counts[j];
     if (release <= 0) continue;
     // Release order: flagged by the scheduler, then soonest reclaimed, then last by name.
-    std::sort(have[j].begin(), have[j].end(), [&](int x, int y) {
-      const Node& a = node_at(x);
-      const Node& b = node_at(y);
-      if (a.leaving_soon != b.leaving_soon) return a.leaving_soon;
-      if (a.expected_idle_s != b.expected_idle_s) return a.expected_idle_s < b.expected_idle_s;
-      return x > y;
+    std::sort(have.begin(), have.end(), [&](int a, int b) {
+      if (pool.leaving_soon(a) != pool.leaving_soon(b)) return pool.leaving_soon(a);
+      if (pool.expected_idle_s(a) != pool.expected_idle_s(b)) {
+        return pool.expected_idle_s(a) < pool.expected_idle_s(b);
+      }
+      return pool.rank(a) > pool.rank(b);
     });
-    for (int r = 0; r < release; ++r) used[have[j][r]] = false;
-    have[j].erase(have[j].begin(), have[j].begin() + release);
+    for (int r = 0; r < release; ++r) pool.release(have[r]);
+    have.erase(have.begin(), have.begin() + release);
+    sort_natural(pool, have);
   }
-  // Free nodes in two tiers: a growing job takes a leaving_soon node only when nothing else is
-  // free.
-  std::set<int> free_stable, free_leaving;
-  for (int p = 0; p < static_cast<int>(pool.size()); ++p) {
-    if (!used[p]) (node_at(p).leaving_soon ? free_leaving : free_stable).insert(p);
-  }
+  // A growing job takes a leaving_soon node only when nothing else is free.
   for (std::size_t j = 0; j < held.size(); ++j) {
-    int need = counts[j] - static_cast<int>(have[j].size());
+    std::vector<int>& have = *held[j];
+    int need = counts[j] - static_cast<int>(have.size());
     if (need <= 0) continue;
-    grow_near(free_stable, have[j], need);
-    grow_near(free_leaving, have[j], need);
+    std::vector<int> ranks(have.size());
+    for (std::size_t i = 0; i < have.size(); ++i) ranks[i] = pool.rank(have[i]);
+    grow_near(pool, false, ranks, need);
+    grow_near(pool, true, ranks, need);
+    std::sort(ranks.begin(), ranks.end());
+    have.resize(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) have[i] = pool.id_at(ranks[i]);
   }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
+    std::span<const Node> pool, std::span<const std::vector<std::string>> held,
+    std::span<const int> counts) {
+  std::vector<std::string> names;
+  names.reserve(pool.size());
+  for (const Node& node : pool) names.push_back(node.name);
+  NodePool state(names);
+  std::unordered_map<std::string_view, int> id;  // name -> index in `pool`
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    const int n = static_cast<int>(i);
+    id.emplace(pool[i].name, n);
+    state.join(n);
+    state.set_hint(n, pool[i].leaving_soon, pool[i].expected_idle_s);
+  }
+  std::vector<std::vector<int>> have(held.size());
+  std::vector<std::vector<int>*> lists;
   for (std::size_t j = 0; j < held.size(); ++j) {
-    std::sort(have[j].begin(), have[j].end());
-    for (int p : have[j]) out[j].nodes.push_back(node_at(p).name);
+    for (const std::string& name : held[j]) {
+      const auto it = id.find(name);
+      if (it == id.end()) {
+        return absl::InvalidArgumentError(
+            fmt::format("map_nodes: job {} holds '{}', not in the pool", j, name));
+      }
+      if (!state.is_free(it->second)) {
+        return absl::InvalidArgumentError(fmt::format("map_nodes: node '{}' is held twice", name));
+      }
+      state.hold(it->second);
+      have[j].push_back(it->second);
+    }
+    sort_natural(state, have[j]);
+    lists.push_back(&have[j]);
+  }
+  if (absl::Status s = map_counts(state, lists, counts); !s.ok()) return s;
+
+  std::vector<NodeAssignment> out(held.size());
+  for (std::size_t j = 0; j < held.size(); ++j) {
+    for (int n : have[j]) out[j].nodes.push_back(pool[static_cast<std::size_t>(n)].name);
     const int before = static_cast<int>(held[j].size());
     out[j].change = counts[j] > before   ? Change::kGrow
                     : counts[j] < before ? Change::kShrink

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <unordered_map>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/allocator/allocator.h"
 #include "elastic/allocator/hole_lifetime.h"
+#include "elastic/allocator/node_mapping.h"
+#include "elastic/allocator/node_pool.h"
 
 namespace elastic::replay {
 namespace {
@@ -38,6 +40,7 @@ class Replay {
       : trace_(trace),
         workload_(workload),
         options_(options),
+        pool_(trace.node_names),
         knowledge_(workload, options.scaling, options.learn) {}
 
   absl::StatusOr<ReplayResult> run();
@@ -62,6 +65,7 @@ class Replay {
   std::vector<std::size_t> admitted() const;
   bool solve_needed(bool only_joins) const;
   void describe_holes(alloc::Problem& problem);
+  absl::Status apply(const std::vector<int>& counts);
   absl::Status solve();
   void record_row();
 
@@ -70,18 +74,16 @@ class Replay {
   const ReplayOptions& options_;
 
   double now_ = 0.0;
-  std::vector<char> in_pool_;
+  alloc::NodePool pool_;            // the idle nodes, kept from event to event
   std::vector<int> owner_;          // workload index holding the node, -1 none
   std::vector<double> idle_since_;  // when the node last joined the pool
   alloc::HoleLifetime holes_;       // lengths of the holes that ended up to now
-  int pool_size_ = 0;
   int allocated_ = 0;
   std::vector<Active> active_;      // in admission order
   std::vector<std::size_t> queue_;  // arrived, waiting (FIFO; front = queue_[queue_head_])
   std::size_t queue_head_ = 0;
   ScalingKnowledge knowledge_;
   double next_tick_ = kInf;  // next report instant (learned mode)
-  std::unordered_map<std::string, int> node_index_;
   // The allocator's input after a call that changed nothing: the same input gives the same answer.
   std::vector<int> stable_key_;
   std::vector<double> solve_ms_;
@@ -92,7 +94,7 @@ void Replay::advance(double t1) {
   const double dt = t1 - now_;
   if (dt <= 0.0) return;
   Metrics& m = result_.metrics;
-  m.hole_node_s += pool_size_ * dt;
+  m.hole_node_s += pool_.size() * dt;
   m.allocated_node_s += allocated_ * dt;
   for (Active& job : active_) {
     const traces::WorkloadJob& w = workload_[job.w];
@@ -119,7 +121,7 @@ bool Replay::solve_needed(bool only_joins) const {
     }
     if (all_full) return false;
   }
-  std::vector<int> key{pool_size_};
+  std::vector<int> key{pool_.size()};
   for (const Active& job : active_) {
     key.push_back(static_cast<int>(job.w));
     key.push_back(static_cast<int>(job.nodes.size()));
@@ -131,40 +133,40 @@ bool Replay::solve_needed(bool only_joins) const {
 // Each pool node's expected remaining idle time from its age (hole_lifetime.h); nodes expected to
 // leave within the horizon are marked leaving_soon (grows avoid them, shrinks release them
 // first). With hole_horizon the horizon is the pool's median expected residual.
+// These hints change with every node's age, so this is the one O(pool) step per solve, and only
+// with hole_aware or hole_horizon.
 void Replay::describe_holes(alloc::Problem& problem) {
   if (!options_.hole_aware && !options_.hole_horizon) return;
+  const std::span<const int> nodes = pool_.members();
   std::vector<double> residual;
-  residual.reserve(problem.nodes.size());
-  for (alloc::Node& node : problem.nodes) {
-    const double r = holes_.expected_residual(now_ - idle_since_[node_index_.at(node.name)]);
-    residual.push_back(r);
-    if (options_.hole_aware) node.expected_idle_s = r;
-  }
+  residual.reserve(nodes.size());
+  for (int node : nodes) residual.push_back(holes_.expected_residual(now_ - idle_since_[node]));
   if (residual.empty()) return;
-  const auto mid = residual.begin() + static_cast<std::ptrdiff_t>(residual.size() / 2);
-  std::nth_element(residual.begin(), mid, residual.end());
+  std::vector<double> sorted = residual;
+  const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), mid, sorted.end());
   const double median = *mid;
   if (options_.hole_horizon)
     problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
   if (options_.hole_aware) {
-    for (alloc::Node& node : problem.nodes) {
-      node.leaving_soon = node.expected_idle_s < std::max(problem.horizon_s, median);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      pool_.set_hint(nodes[i], residual[i] < std::max(problem.horizon_s, median), residual[i]);
     }
   }
 }
 
+// The allocator's counts for the pool's size and the jobs' current counts, then the mapping on
+// the pool kept between events: no per-event list of node names.
 absl::Status Replay::solve() {
   alloc::Problem problem;
   problem.horizon_s = options_.horizon_s;
   problem.objective = options_.objective;
   problem.solver = options_.solver;
   problem.time_limit_s = options_.time_limit_s;
-  problem.nodes.reserve(pool_size_);
-  for (std::size_t i = 0; i < in_pool_.size(); ++i) {
-    if (in_pool_[i]) problem.nodes.emplace_back().name = trace_.node_names[i];
-  }
   describe_holes(problem);
   problem.jobs.reserve(active_.size());
+  std::vector<int> current;
+  current.reserve(active_.size());
   const std::vector<std::size_t> ws = admitted();
   for (const Active& job : active_) {
     const traces::WorkloadJob& w = workload_[job.w];
@@ -172,71 +174,66 @@ absl::Status Replay::solve() {
     j.id = w.id;
     j.min_nodes = w.min_nodes;
     j.max_nodes = w.max_nodes;
-    for (int node : job.nodes) j.nodes.push_back(trace_.node_names[node]);
     knowledge_.fill(job.w, ws, j);
     j.grow_stall_s = w.grow_stall_s;
     j.shrink_stall_s = w.shrink_stall_s;
+    current.push_back(static_cast<int>(job.nodes.size()));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<alloc::Allocation> plan =
-      options_.allocate ? options_.allocate(problem) : alloc::allocate(problem);
+  absl::StatusOr<alloc::CountSolution> plan =
+      alloc::allocate_counts(problem, pool_.size(), current);
+  absl::Status applied = plan.ok() ? apply(plan->counts) : plan.status();
   solve_ms_.push_back(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   ++result_.metrics.solves;
-  if (!plan.ok()) {
-    return absl::Status(plan.status().code(),
+  if (!applied.ok()) {
+    return absl::Status(applied.code(),
                         absl::StrCat("allocator at t=", now_, " (", now_ - trace_.start,
-                                     " s into the trace): ", plan.status().message()));
+                                     " s into the trace): ", applied.message()));
   }
   if (plan->status == alloc::SolveStatus::kTimeLimit) ++result_.metrics.solves_not_optimal;
-  if (plan->jobs.size() != active_.size()) {
+  return absl::OkStatus();
+}
+
+// Maps the counts onto the pool and charges the jobs whose counts changed. A job keeps its nodes
+// when its count stays, so the jobs whose count changed are the jobs whose nodes changed.
+absl::Status Replay::apply(const std::vector<int>& counts) {
+  if (counts.size() != active_.size()) {
     return absl::InternalError("allocator returned a plan for a different number of jobs");
   }
-  // Release first, then take: a node may pass from a shrinking job to a growing one.
-  std::vector<std::vector<int>> wanted(active_.size());
-  bool changed = false;
+  std::vector<std::vector<int>*> held;
+  held.reserve(active_.size());
+  std::vector<std::size_t> resized;
   for (std::size_t i = 0; i < active_.size(); ++i) {
-    for (const std::string& name : plan->jobs[i].nodes) {
-      auto it = node_index_.find(name);
-      if (it == node_index_.end() || !in_pool_[it->second]) {
-        return absl::InternalError(absl::StrCat("allocator gave job ", workload_[active_[i].w].id,
-                                                " node '", name, "', which is not idle"));
-      }
-      wanted[i].push_back(it->second);
-    }
-    std::sort(wanted[i].begin(), wanted[i].end());
-    std::vector<int> held = active_[i].nodes;
-    std::sort(held.begin(), held.end());
-    if (held == wanted[i]) continue;
-    changed = true;
-    for (int node : active_[i].nodes) owner_[node] = -1;
-    allocated_ -= static_cast<int>(active_[i].nodes.size());
-  }
-  for (std::size_t i = 0; i < active_.size() && changed; ++i) {
     Active& job = active_[i];
-    std::vector<int> held = job.nodes;
-    std::sort(held.begin(), held.end());
-    if (held == wanted[i]) continue;
-    for (int node : wanted[i]) {
-      if (owner_[node] != -1) {
-        return absl::InternalError(
-            absl::StrCat("allocator gave node ", trace_.node_names[node], " to two jobs"));
-      }
-      owner_[node] = static_cast<int>(job.w);
-    }
-    allocated_ += static_cast<int>(wanted[i].size());
+    held.push_back(&job.nodes);
+    if (static_cast<int>(job.nodes.size()) == counts[i]) continue;
+    resized.push_back(i);
+    // Release first, then take: a node may pass from a shrinking job to a growing one.
+    for (int node : job.nodes) owner_[node] = -1;
+    allocated_ -= static_cast<int>(job.nodes.size());
+  }
+  std::vector<int> before(resized.size());
+  for (std::size_t k = 0; k < resized.size(); ++k) {
+    before[k] = static_cast<int>(active_[resized[k]].nodes.size());
+  }
+  if (absl::Status s = alloc::map_counts(pool_, held, counts); !s.ok()) {
+    return absl::InternalError(s.message());
+  }
+  for (std::size_t k = 0; k < resized.size(); ++k) {
+    Active& job = active_[resized[k]];
+    for (int node : job.nodes) owner_[node] = static_cast<int>(job.w);
+    allocated_ += static_cast<int>(job.nodes.size());
     const traces::WorkloadJob& w = workload_[job.w];
-    if (wanted[i].size() != held.size()) {
-      charge_stall(job, wanted[i].size() > held.size() ? w.grow_stall_s : w.shrink_stall_s);
-      ++result_.metrics.rescales;
-      ++result_.jobs[job.w].rescales;
-    }
-    job.nodes = std::move(wanted[i]);
+    charge_stall(
+        job, static_cast<int>(job.nodes.size()) > before[k] ? w.grow_stall_s : w.shrink_stall_s);
+    ++result_.metrics.rescales;
+    ++result_.jobs[job.w].rescales;
     job.drop_report = true;
     set_rate(job);
   }
-  if (!changed) {
-    stable_key_ = {pool_size_};
+  if (resized.empty()) {
+    stable_key_ = {pool_.size()};
     for (const Active& job : active_) {
       stable_key_.push_back(static_cast<int>(job.w));
       stable_key_.push_back(static_cast<int>(job.nodes.size()));
@@ -279,7 +276,7 @@ void Replay::record_row() {
   if (!options_.record_timeline) return;
   TimelineRow row;
   row.time = now_;
-  row.idle = pool_size_;
+  row.idle = pool_.size();
   row.allocated = allocated_;
   row.running = static_cast<int>(active_.size());
   row.queued = static_cast<int>(queue_.size() - queue_head_);
@@ -296,11 +293,8 @@ absl::StatusOr<ReplayResult> Replay::run() {
   if (workload_.empty()) return absl::InvalidArgumentError("empty workload: no jobs");
   const std::vector<traces::NodeBatch> batches = node_batches(trace_);
   const std::size_t n_nodes = trace_.node_names.size();
-  in_pool_.assign(n_nodes, 0);
   owner_.assign(n_nodes, -1);
   idle_since_.assign(n_nodes, trace_.start);
-  for (std::size_t i = 0; i < n_nodes; ++i)
-    node_index_.emplace(trace_.node_names[i], static_cast<int>(i));
   result_.jobs.resize(workload_.size());
   const bool learning = options_.scaling == ScalingSource::kLearned;
   const double period = options_.learn.report_period_s;
@@ -358,7 +352,10 @@ absl::StatusOr<ReplayResult> Replay::run() {
       }
       const traces::WorkloadJob& w = workload_[job.w];
       job.progress = w.target_samples;
-      for (int node : job.nodes) owner_[node] = -1;
+      for (int node : job.nodes) {
+        owner_[node] = -1;
+        pool_.release(node);
+      }
       allocated_ -= static_cast<int>(job.nodes.size());
       JobOutcome& out = result_.jobs[job.w];
       out.finish = t;
@@ -373,10 +370,9 @@ absl::StatusOr<ReplayResult> Replay::run() {
       const traces::NodeBatch& batch = batches[next_batch++];
       std::vector<Active*> shrunk;  // one shrink per job, however many nodes it lost at once
       for (int node : batch.leaves) {
-        if (!in_pool_[node]) continue;
-        in_pool_[node] = 0;
+        if (!pool_.contains(node)) continue;
+        pool_.leave(node);
         holes_.observe(t - idle_since_[node]);
-        --pool_size_;
         pool_changed = true;
         only_joins = false;
         if (owner_[node] < 0) continue;
@@ -395,10 +391,9 @@ absl::StatusOr<ReplayResult> Replay::run() {
         set_rate(*job);
       }
       for (int node : batch.joins) {
-        if (in_pool_[node]) continue;
-        in_pool_[node] = 1;
+        if (pool_.contains(node)) continue;
+        pool_.join(node);
         idle_since_[node] = t;
-        ++pool_size_;
         pool_changed = true;
       }
     }

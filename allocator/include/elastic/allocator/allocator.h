@@ -2,9 +2,12 @@
 // map counts to node names without migration. Pure C++, no MPI; deterministic.
 #pragma once
 
+#include <span>
+
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocation.h"
 #include "elastic/allocator/problem.h"
+#include "elastic/allocator/solvers.h"
 #include "elastic/allocator/validate_problem.h"
 
 namespace elastic::alloc {
@@ -12,5 +15,12 @@ namespace elastic::alloc {
 // Errors: InvalidArgument naming the offending field (e.g. "jobs[2].max_nodes: ..."); Internal
 // when a solver returns an infeasible answer.
 absl::StatusOr<Allocation> allocate(const Problem& problem);
+
+// The counts allocate() chooses for a caller that keeps its own pool (NodePool, mapped with
+// map_counts): `pool` interchangeable nodes of one kind, job j holding current[j] of them (all
+// still in the pool). Problem::nodes, Job::nodes and node kinds play no part; the jobs are
+// validated as allocate() does. Same errors as allocate().
+absl::StatusOr<CountSolution> allocate_counts(const Problem& problem, int pool,
+                                              std::span<const int> current);
 
 }  // namespace elastic::alloc

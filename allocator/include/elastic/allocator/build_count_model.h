@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct KindModel {
 // Validates (validate_problem.h) and builds the models: kinds in order of first
 // appearance in the pool, then kinds only jobs ask for (with an empty pool). Deterministic.
 absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem);
+
+// The model of one kind: `pool` nodes and the jobs problem.jobs[jobs[i]], each holding current[i]
+// of them (objective, fair and min_share floors applied). No validation: build_count_models and
+// allocate_counts validate the problem first.
+absl::StatusOr<CountModel> build_count_model(const Problem& problem,
+                                             std::span<const std::size_t> jobs,
+                                             std::span<const int> current, int pool);
 
 // The fair objective's first stage for one kind: the largest level L such that every job that can
 // run reaches r_j(n)/r_j(hi_j) >= L with its smallest such n and those n fit the pool. Sets lo_j

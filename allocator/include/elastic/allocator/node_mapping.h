@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocation.h"
+#include "elastic/allocator/node_pool.h"
 #include "elastic/allocator/problem.h"
 
 namespace elastic::alloc {
@@ -26,6 +27,14 @@ struct NodeAssignment {
 absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
     std::span<const Node> pool, std::span<const std::vector<std::string>> held,
     std::span<const int> counts);
+
+// The same mapping on a pool kept between calls: job j's nodes `*held[j]` (ids, held in `pool`)
+// become counts[j] nodes; released nodes turn free in `pool`, taken ones held. Only jobs whose
+// count changes are touched, and their lists end in natural order: O(moved nodes x log N), plus
+// one pass over the free nodes for each job that grows from none (its best-fitting free run).
+// InvalidArgument for a negative count or sum(counts) > pool.size().
+absl::Status map_counts(NodePool& pool, std::span<std::vector<int>* const> held,
+                        std::span<const int> counts);
 
 // "node2" < "node10": digit runs compare as numbers; ties fall back to plain string order.
 bool natural_less(std::string_view a, std::string_view b);

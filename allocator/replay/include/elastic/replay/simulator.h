@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "elastic/allocator/allocation.h"
 #include "elastic/allocator/problem.h"
 #include "elastic/replay/metrics.h"
 #include "elastic/replay/scaling_knowledge.h"
@@ -29,8 +28,6 @@
 #include "elastic/traces/workload_csv.h"
 
 namespace elastic::replay {
-
-using AllocateFn = std::function<absl::StatusOr<alloc::Allocation>(const alloc::Problem&)>;
 
 struct ReplayOptions {
   alloc::SolverKind solver = alloc::SolverKind::kMilp;
@@ -51,8 +48,6 @@ struct ReplayOptions {
   bool record_timeline = true;
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;
-  // The allocator; empty = elastic::alloc::allocate.
-  AllocateFn allocate;
 };
 
 // One row per event instant, after the plan was applied.
