@@ -216,6 +216,7 @@ int main(int argc, char** argv) {
         "%s test accuracy %.4f after %lld steps, %.0f s (%d recoveries, %d membership changes)\n",
         completed ? "final" : "stopped by the runtime before the last epoch:", *acc,
         static_cast<long long>(result->steps), secs, result->recoveries, result->changes);
+    std::fflush(stdout);
   }
   result->comm.reset();
   session.exit(!completed || *acc >= target ? 0 : 1);

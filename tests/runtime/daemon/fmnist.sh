@@ -72,6 +72,9 @@ churn_kill() {
   done
   hosts_range 4
   wait_for "$FINISH_S" '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
+  # "finished" is the end of training; rank 0 then evaluates the test set and prints the accuracy
+  # (example 04's evaluation takes seconds: reading the output at once missed the line).
+  wait_for 120 "out f | grep -q '^final test accuracy'" || fail "no final accuracy line after the job finished"
   out f | grep -E '^(membership|final)' 
   out f | grep -q 'membership repaired after a failure' || fail "no repair after the kill"
   [ "$(out f | grep -c 'membership changed')" -ge 3 ] || fail "fewer than 3 grows or shrinks seen by the job"
