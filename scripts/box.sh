@@ -157,9 +157,14 @@ agent() {
     /bin/sh -c "$*"
 }
 
+# The box's hosts share this machine's cores, which Open MPI cannot see (each host reports its
+# own slots): mpi_yield_when_idle tells it that they are oversubscribed, as mpirun does by itself
+# when it oversubscribes one node, so that a rank waiting in MPI hands the core to the peer it
+# waits for (OMPI_MCA_ variables reach spawned jobs too). At 8 hosts it took shrink on notice from
+# 408-517 ms to 94-104 ms (docs/runtime.md, "Rescale latency").
 mpirun_args() {
   printf '%s\n' --prtemca plm_ssh_agent "$SELF agent" --prtemca oob_tcp_if_include "$NET.0/24" \
-    --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24"
+    --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca mpi_yield_when_idle 1
 }
 
 cmd=${1:-}

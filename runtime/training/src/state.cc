@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/bytes.h"
+#include "src/crc32.h"
 
 namespace elastic::rt {
 
@@ -154,16 +155,30 @@ absl::Status State::restore() {
 }
 
 absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions opts) {
-  // Header: [root has a commit, layout hash, snapshot size, commit count]; then the snapshot.
-  std::uint64_t header[4] = {has_commit() ? 1u : 0u, fnv1a(layout_bytes()), snapshot_.size(),
-                             commits_};
+  // Header: [root has a commit, layout hash, snapshot size, commit count, CRC-32 of the snapshot].
+  const bool is_root = comm.rank() == root;
+  std::uint64_t header[5] = {has_commit() ? 1u : 0u, fnv1a(layout_bytes()), snapshot_.size(),
+                             commits_, is_root ? crc32(snapshot_) : 0u};
   const std::uint64_t my_layout = header[1];
   if (absl::Status st = comm.broadcast(header, sizeof(header), root, opts); !st.ok()) return st;
   if (header[0] == 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("State::sync: root ", root, " has no commit"));
   }
-  const bool is_root = comm.rank() == root;
+  // A rank whose last commit is root's (same layout, size, count and CRC: the survivors of a
+  // shrink or a failure, the old members in a grow) needs no copy; the snapshot goes out only
+  // when some rank lacks it. Its CRC costs one pass over the snapshot, far less than sending it.
+  const bool holds =
+      is_root || (has_commit() && my_layout == header[1] && snapshot_.size() == header[2] &&
+                  commits_ == header[3] && crc32(snapshot_) == header[4]);
+  double lacking = holds ? 0.0 : 1.0;
+  if (absl::Status st = comm.allreduce(coll::Tensor{&lacking, 1, coll::DataType::kFloat64},
+                                       coll::ReduceOp::kSum, opts);
+      !st.ok()) {
+    return st;
+  }
+  last_sync_bytes_ = 0;
+  if (lacking == 0) return restore();
   std::vector<std::byte> incoming;
   if (!is_root) incoming.resize(header[2]);
   std::byte* buf = is_root ? snapshot_.data() : incoming.data();
@@ -177,6 +192,7 @@ absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions o
     if (absl::Status st = apply_snapshot(incoming); !st.ok()) return st;
     snapshot_ = std::move(incoming);
     commits_ = header[3];
+    last_sync_bytes_ = header[2];
     return absl::OkStatus();
   }
   return restore();

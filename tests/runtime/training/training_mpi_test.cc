@@ -102,6 +102,47 @@ TEST(LateJoiner, BitIdenticalAfterHundredSteps) {
     EXPECT_NE(w, initial);
   }
   EXPECT_EQ(state.commits(), 101u);  // the root's commit count travels too
+  if (joiner) {
+    EXPECT_EQ(state.last_sync_bytes(), state.snapshot_bytes());
+  }
+}
+
+// sync() sends the snapshot only when a rank lacks root's commit, and still restores everywhere.
+TEST(StateSync, SendsOnlyWhenSomeRankLacksRootsCommit) {
+  int wrank = 0, wsize = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  if (wsize < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto comm = comm_of(MPI_COMM_WORLD);
+  ASSERT_NE(comm, nullptr);
+  std::vector<float> w(4099);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) * 0.5f;
+  const std::vector<float> committed = w;
+  State state;
+  ASSERT_TRUE(state.add_buffer("w", std::span<float>(w)).ok());
+  ASSERT_TRUE(state.commit().ok());
+
+  // Every rank holds root's commit; live values that moved past it are rolled back, locally.
+  w[7] = static_cast<float>(100 + wrank);
+  ASSERT_TRUE(state.sync(*comm, 0).ok());
+  EXPECT_EQ(state.last_sync_bytes(), 0u);
+  EXPECT_EQ(w, committed);
+
+  // The last rank commits other values under the same commit count: the CRC tells, and it
+  // alone needed the copy, which it receives bit for bit.
+  const bool odd = wrank == wsize - 1;
+  if (odd) w[4000] = -1.0f;
+  ASSERT_TRUE(state.commit().ok());
+  ASSERT_TRUE(state.sync(*comm, 0).ok());
+  EXPECT_EQ(std::memcmp(w.data(), committed.data(), w.size() * sizeof(float)), 0);
+  EXPECT_EQ(state.commits(), 2u);
+  if (odd) {
+    EXPECT_EQ(state.last_sync_bytes(), state.snapshot_bytes());
+  } else if (wrank != 0) {
+    EXPECT_EQ(state.last_sync_bytes(), state.snapshot_bytes());  // a broadcast reaches everyone
+  }
+  ASSERT_TRUE(state.sync(*comm, 0).ok());
+  EXPECT_EQ(state.last_sync_bytes(), 0u);
 }
 
 // The job: counts[i] (in the State, hence rolled back with it) = how often sample i was processed.

@@ -5,8 +5,9 @@
 //             at a step boundary on every rank after the step's allreduce.
 //   restore() LOCAL: copies the last snapshot back into the registered buffers (roll back after a
 //             failure).
-//   sync()    COLLECTIVE over a Communicator: broadcasts `root`'s last COMMITTED snapshot, bit for
-//             bit, and every rank (root included) restores it. Call it after every membership
+//   sync()    COLLECTIVE over a Communicator: makes `root`'s last COMMITTED snapshot every rank's,
+//             bit for bit, and every rank (root included) restores it. The snapshot is broadcast
+//             only when some rank does not already hold it (same commit count, size and CRC-32). Call it after every membership
 //             change, before the first step of the new membership: a joining rank then holds exactly
 //             the survivors' parameters, and survivors whose last commits differ by a step (a peer
 //             died during a commit) agree again.
@@ -82,6 +83,8 @@ class State {
   bool has_commit() const { return !snapshot_.empty(); }
   // Size in bytes of one snapshot (what sync broadcasts).
   std::size_t snapshot_bytes() const;
+  // Bytes this rank received in its last sync(): 0 when every rank already held root's commit.
+  std::size_t last_sync_bytes() const { return last_sync_bytes_; }
 
  private:
   struct Entry;
@@ -94,6 +97,7 @@ class State {
   std::vector<Entry> entries_;
   std::vector<std::byte> snapshot_;  // committed: a serialised copy of every entry
   std::uint64_t commits_ = 0;
+  std::size_t last_sync_bytes_ = 0;
   std::uint64_t commits_since_checkpoint_ = 0;
   std::chrono::steady_clock::time_point last_checkpoint_;
 };
