@@ -70,16 +70,27 @@ absl::StatusOr<CountSolution> solve_counts(const CountModel& model, const Proble
 }  // namespace
 
 absl::StatusOr<CountSolution> allocate_counts(const Problem& problem, int pool,
-                                              std::span<const int> current) {
+                                              std::span<const int> current,
+                                              const IdleOutlook* outlook) {
   if (absl::Status s = validate_problem(problem); !s.ok()) return s;
   if (current.size() != problem.jobs.size() || pool < 0) {
     return absl::InvalidArgumentError(
         fmt::format("allocate_counts: {} current counts for {} jobs, pool {}", current.size(),
                     problem.jobs.size(), pool));
   }
+  if (outlook != nullptr) {
+    bool matches = outlook->held_s.size() == current.size();
+    for (std::size_t j = 0; matches && j < current.size(); ++j) {
+      matches = static_cast<int>(outlook->held_s[j].size()) == current[j];
+    }
+    if (!matches) {
+      return absl::InvalidArgumentError(
+          "allocate_counts: the idle outlook's held nodes do not match the current counts");
+    }
+  }
   std::vector<std::size_t> jobs(problem.jobs.size());
   std::iota(jobs.begin(), jobs.end(), 0);
-  absl::StatusOr<CountModel> model = build_count_model(problem, jobs, current, pool);
+  absl::StatusOr<CountModel> model = build_count_model(problem, jobs, current, pool, outlook);
   if (!model.ok()) return model.status();
   if (model->jobs.empty()) return CountSolution{};
   return solve_counts(*model, problem, "");
@@ -108,7 +119,7 @@ absl::StatusOr<Allocation> allocate(const Problem& problem) {
     if (!solved.ok()) return solved.status();
     const CountSolution& solution = *solved;
     absl::StatusOr<std::vector<NodeAssignment>> mapped =
-        map_nodes(kind.nodes, kind.held, solution.counts);
+        map_nodes(kind.nodes, kind.held, solution.counts, problem.expect_departures);
     if (!mapped.ok()) return absl::InternalError(mapped.status().message());
     for (std::size_t i = 0; i < kind.jobs.size(); ++i) {
       JobAllocation& out = allocation.jobs[kind.jobs[i]];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -47,6 +48,41 @@ void apply_min_share(CountModel& model, const std::vector<int>& min_share) {
     job.lo = floor;
     job.must_run = true;
   }
+}
+
+// Each job's gains table from the nodes' expected idle times (expected_loss.h).
+void add_expected_gains(const Problem& problem, std::span<const std::size_t> jobs,
+                        const IdleOutlook& outlook, CountModel& model) {
+  std::vector<double> others;
+  for (std::size_t i = 0; i < model.jobs.size(); ++i) {
+    CountJob& count_job = model.jobs[i];
+    const Job& job = problem.jobs[jobs[i]];
+    others.clear();
+    for (std::size_t k = 0; k < outlook.held_s.size(); ++k) {
+      if (k != i) others.insert(others.end(), outlook.held_s[k].begin(), outlook.held_s[k].end());
+    }
+    const LossJob loss{&count_job.value, job.min_nodes, job.grow_stall_s, job.shrink_stall_s};
+    count_job.gains = expected_gains(loss, std::max(count_job.hi, count_job.current),
+                                     model.horizon_s, outlook.held_s[i], outlook.free_s, others);
+  }
+}
+
+// The nodes' expected idle times, split into free ones and each job's held ones.
+IdleOutlook idle_outlook(const KindModel& kind) {
+  std::unordered_map<std::string_view, double> idle;
+  for (const Node& node : kind.nodes) idle.emplace(node.name, node.expected_idle_s);
+  IdleOutlook outlook;
+  for (const std::vector<std::string>& held : kind.held) {
+    std::vector<double>& out = outlook.held_s.emplace_back();
+    for (const std::string& name : held) {
+      out.push_back(idle.at(name));
+      idle.erase(name);
+    }
+  }
+  for (const Node& node : kind.nodes) {
+    if (idle.contains(node.name)) outlook.free_s.push_back(node.expected_idle_s);
+  }
+  return outlook;
 }
 
 }  // namespace
@@ -115,7 +151,8 @@ double apply_fair_floors(CountModel& model, const std::vector<const PiecewiseLin
 
 absl::StatusOr<CountModel> build_count_model(const Problem& problem,
                                              std::span<const std::size_t> jobs,
-                                             std::span<const int> current, int pool) {
+                                             std::span<const int> current, int pool,
+                                             const IdleOutlook* outlook) {
   CountModel model;
   model.horizon_s = problem.horizon_s;
   model.pool = pool;
@@ -142,6 +179,8 @@ absl::StatusOr<CountModel> build_count_model(const Problem& problem,
   }
   if (problem.objective == Objective::kFair) apply_fair_floors(model, scaling);
   apply_min_share(model, min_share);
+  if (problem.expect_departures && outlook != nullptr)
+    add_expected_gains(problem, jobs, *outlook, model);
   return model;
 }
 
@@ -179,8 +218,11 @@ absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem
   }
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     KindModel& kind = kinds[k];
+    IdleOutlook outlook;
+    if (problem.expect_departures) outlook = idle_outlook(kind);
     absl::StatusOr<CountModel> model =
-        build_count_model(problem, kind.jobs, current[k], static_cast<int>(kind.nodes.size()));
+        build_count_model(problem, kind.jobs, current[k], static_cast<int>(kind.nodes.size()),
+                          problem.expect_departures ? &outlook : nullptr);
     if (!model.ok()) return model.status();
     kind.model = *std::move(model);
   }

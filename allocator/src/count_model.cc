@@ -1,6 +1,7 @@
 #include "elastic/allocator/count_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace elastic::alloc {
 
@@ -12,6 +13,7 @@ bool CountModel::allowed(std::size_t j, int n) const {
 
 double CountModel::gain(std::size_t j, int n) const {
   const CountJob& job = jobs[j];
+  if (!job.gains.empty()) return job.gains[static_cast<std::size_t>(n)];
   double g = horizon_s * job.value.at(n);
   if (n > job.current) g -= job.grow_cost;
   if (n < job.current) g -= job.shrink_cost;
@@ -31,6 +33,14 @@ std::vector<int> CountModel::breakpoints(std::size_t j) const {
     }
     for (int c : job.value.counts()) {
       if (c >= job.lo && c <= hi) points.push_back(c);
+    }
+    // A table is linear only where its slope stays (up to rounding of its sums).
+    const std::vector<double>& g = job.gains;
+    for (int c = std::max(job.lo, 1); c < hi && !g.empty(); ++c) {
+      const auto i = static_cast<std::size_t>(c);
+      const double bend = (g[i + 1] - g[i]) - (g[i] - g[i - 1]);
+      const double scale = std::abs(g[i + 1]) + std::abs(g[i]) + std::abs(g[i - 1]) + 1.0;
+      if (std::abs(bend) > 1e-12 * scale) points.push_back(c);
     }
   }
   std::sort(points.begin(), points.end());

@@ -11,6 +11,11 @@ int HoleLifetime::bin(double length_s) {
   return static_cast<int>(std::min<double>(b, kBins - 1));
 }
 
+double HoleLifetime::bin_start(int b) {
+  if (b <= 0) return 0.0;
+  return std::pow(10.0, static_cast<double>(b) / kBinsPerDecade);
+}
+
 void HoleLifetime::observe(double length_s) {
   if (!std::isfinite(length_s) || length_s < 0) return;
   const int b = bin(length_s);

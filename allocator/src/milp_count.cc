@@ -63,7 +63,10 @@ CountBlock add_count_block(const CountModel& model, std::size_t j,
   std::vector<std::pair<int, double>> shrink;
   std::size_t in = 0;
   for (int p : block.points) {
-    const int lambda = milp.add_column(0.0, 1.0, false, model.horizon_s * job.value.at(p));
+    // A gains table already holds the rescale costs; otherwise the indicators below add them.
+    const double value = job.gains.empty() ? model.horizon_s * job.value.at(p)
+                                           : job.gains[static_cast<std::size_t>(p)];
+    const int lambda = milp.add_column(0.0, 1.0, false, value);
     block.lambda.push_back(lambda);
     convexity.emplace_back(lambda, 1.0);
     link.emplace_back(lambda, -static_cast<double>(p));
@@ -83,8 +86,9 @@ CountBlock add_count_block(const CountModel& model, std::size_t j,
     milp.add_row(std::move(terms), MilpSense::kEqual, 0.0);
     return column;
   };
-  if (!grow.empty()) block.grow = indicator(std::move(grow), -job.grow_cost);
-  if (!shrink.empty()) block.shrink = indicator(std::move(shrink), -job.shrink_cost);
+  const bool table = !job.gains.empty();
+  if (!grow.empty()) block.grow = indicator(std::move(grow), table ? 0.0 : -job.grow_cost);
+  if (!shrink.empty()) block.shrink = indicator(std::move(shrink), table ? 0.0 : -job.shrink_cost);
 
   if (encoding == CountEncoding::kSos2) {
     // SOS2 alone would interpolate across a gap such as 0 < n_j < lo: one binary per interval.

@@ -83,6 +83,36 @@ void grow_near(NodePool& pool, bool leaving_soon, std::vector<int>& taken, int& 
   }
 }
 
+// Growing jobs, in order, take the free nodes expected to stay idle longest (leaving_soon last,
+// ties by name).
+void grow_longest_idle(NodePool& pool, std::span<std::vector<int>* const> held,
+                       std::span<const int> counts) {
+  bool grows = false;
+  for (std::size_t j = 0; j < held.size(); ++j) {
+    grows = grows || counts[j] > static_cast<int>(held[j]->size());
+  }
+  if (!grows) return;
+  std::vector<int> free;
+  for (bool tier : {false, true}) {
+    for (int rank : pool.free_nodes(tier)) free.push_back(pool.id_at(rank));
+  }
+  std::stable_sort(free.begin(), free.end(), [&](int a, int b) {
+    if (pool.leaving_soon(a) != pool.leaving_soon(b)) return pool.leaving_soon(b);
+    return pool.expected_idle_s(a) > pool.expected_idle_s(b);
+  });
+  std::size_t next = 0;
+  for (std::size_t j = 0; j < held.size(); ++j) {
+    std::vector<int>& have = *held[j];
+    const int need = counts[j] - static_cast<int>(have.size());
+    if (need <= 0) continue;
+    for (int k = 0; k < need; ++k) {
+      pool.hold(free[next]);
+      have.push_back(free[next++]);
+    }
+    sort_natural(pool, have);
+  }
+}
+
 }  // namespace
 
 bool natural_less(std::string_view a, std::string_view b) {
@@ -112,7 +142,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 }
 
 absl::Status map_counts(NodePool& pool, std::span<std::vector<int>* const> held,
-                        std::span<const int> counts) {
+                        std::span<const int> counts, bool longest_idle_first) {
   if (held.size() != counts.size()) {
     return absl::InvalidArgumentError(
         fmt::format("map_nodes: {} held lists but {} counts", held.size(), counts.size()));
@@ -145,6 +175,10 @@ absl::Status map_counts(NodePool& pool, std::span<std::vector<int>* const> held,
     have.erase(have.begin(), have.begin() + release);
     sort_natural(pool, have);
   }
+  if (longest_idle_first) {
+    grow_longest_idle(pool, held, counts);
+    return absl::OkStatus();
+  }
   // A growing job takes a leaving_soon node only when nothing else is free.
   for (std::size_t j = 0; j < held.size(); ++j) {
     std::vector<int>& have = *held[j];
@@ -163,7 +197,7 @@ absl::Status map_counts(NodePool& pool, std::span<std::vector<int>* const> held,
 
 absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
     std::span<const Node> pool, std::span<const std::vector<std::string>> held,
-    std::span<const int> counts) {
+    std::span<const int> counts, bool longest_idle_first) {
   std::vector<std::string> names;
   names.reserve(pool.size());
   for (const Node& node : pool) names.push_back(node.name);
@@ -193,7 +227,7 @@ absl::StatusOr<std::vector<NodeAssignment>> map_nodes(
     sort_natural(state, have[j]);
     lists.push_back(&have[j]);
   }
-  if (absl::Status s = map_counts(state, lists, counts); !s.ok()) return s;
+  if (absl::Status s = map_counts(state, lists, counts, longest_idle_first); !s.ok()) return s;
 
   std::vector<NodeAssignment> out(held.size());
   for (std::size_t j = 0; j < held.size(); ++j) {

@@ -1,6 +1,6 @@
-// Hole-lifetime-aware planning: the estimator's conditional residual on known hole lengths, and
-// the replay never reading the future of the trace (changing what happens after an instant leaves
-// every decision before it unchanged).
+// Hole-lifetime-aware planning: the estimators (ended holes only; Kaplan-Meier with the open holes
+// censored) on hand-made holes, and the replay never reading the future of the trace (changing
+// what happens after an instant leaves every decision before it unchanged).
 #include "elastic/allocator/hole_lifetime.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "elastic/allocator/hole_survival.h"
 #include "elastic/replay/simulator.h"
 
 namespace elastic::replay {
@@ -29,6 +30,30 @@ TEST(HoleLifetime, ResidualOverTheLongerHoles) {
   EXPECT_DOUBLE_EQ(h.expected_residual(5000), 5000);
   h.observe(-1);  // ignored
   EXPECT_EQ(h.holes(), 10);
+}
+
+TEST(HoleSurvival, KaplanMeierWithOpenHolesCensored) {
+  // Ended: 10, 10, 40, 100 s; open now: ages 20 and 50 s. By hand, over the distinct times:
+  //   10: 6 at risk, 2 end -> S = 4/6;  20: censored;  40: 3 at risk {40, 50, 100}, 1 ends -> S =
+  //   4/6 * 2/3 = 4/9;  50: censored;  100: 1 at risk, ends -> S = 0.
+  alloc::HoleLifetime ended;
+  for (double l : {10.0, 10.0, 40.0, 100.0}) ended.observe(l);
+  const std::vector<double> open = {20, 50};
+  const alloc::HoleSurvival km(ended, open);
+  EXPECT_DOUBLE_EQ(km.survival(5), 1.0);
+  EXPECT_NEAR(km.survival(30), 4.0 / 6, 1e-12);  // between deaths the curve is flat
+  EXPECT_NEAR(km.survival(60), 4.0 / 9, 1e-12);
+  EXPECT_NEAR(km.survival(90), 4.0 / 9, 1e-12);
+  EXPECT_NEAR(km.survival(150), 0.0, 1e-12);
+  // Ignoring the open holes (every hole ended) the same ages look shorter-lived: S(60) = 1/4.
+  const alloc::HoleSurvival naive(ended, {});
+  EXPECT_NEAR(naive.survival(60), 1.0 / 4, 1e-12);
+  // Residual within a horizon: at 60 s nothing ends before 100 s, so 20 s of a 20 s horizon.
+  EXPECT_NEAR(km.expected_residual(60, 20), 20, 1e-9);
+  EXPECT_GT(km.expected_residual(60, 1e6), 40.0);  // ~ to the end of the 100 s hole
+  // Nothing seen: a hole lasts the whole horizon.
+  const alloc::HoleSurvival empty(alloc::HoleLifetime{}, {});
+  EXPECT_DOUBLE_EQ(empty.expected_residual(5, 300), 300);
 }
 
 traces::WorkloadJob linear_job(const std::string& id, double submit) {
@@ -85,6 +110,33 @@ TEST(HoleAwareReplay, DecisionsBeforeAnInstantIgnoreTheTraceAfterIt) {
   EXPECT_GT(compared, 50u);
   // The future did change: the two replays part after 3000 s.
   EXPECT_NE(a->metrics.samples, b->metrics.samples);
+}
+
+TEST(HoleAwareReplay, ExpectedLossNeverReadsTheFuture) {
+  const std::vector<traces::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
+                                                 linear_job("C", 9)};
+  ReplayOptions options;
+  options.solver = alloc::SolverKind::kDp;
+  options.hole_loss = true;  // Kaplan-Meier with the open holes censored
+  options.horizon_s = 60;
+  absl::StatusOr<ReplayResult> a = run_replay(holes(false), jobs, options);
+  absl::StatusOr<ReplayResult> b = run_replay(holes(true), jobs, options);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  std::size_t compared = 0;
+  for (; compared < a->timeline.size() && a->timeline[compared].time < 3000; ++compared) {
+    ASSERT_LT(compared, b->timeline.size());
+    ASSERT_EQ(a->timeline[compared].time, b->timeline[compared].time);
+    ASSERT_EQ(a->timeline[compared].counts, b->timeline[compared].counts)
+        << "at t=" << a->timeline[compared].time;
+  }
+  EXPECT_GT(compared, 50u);
+  EXPECT_NE(a->metrics.samples, b->metrics.samples);
+  // Deterministic: the same input gives the same replay.
+  absl::StatusOr<ReplayResult> again = run_replay(holes(false), jobs, options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->metrics.samples, a->metrics.samples);
+  EXPECT_EQ(again->metrics.rescales, a->metrics.rescales);
 }
 
 }  // namespace

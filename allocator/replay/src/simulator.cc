@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/allocator/allocator.h"
 #include "elastic/allocator/hole_lifetime.h"
+#include "elastic/allocator/hole_survival.h"
 #include "elastic/allocator/node_mapping.h"
 #include "elastic/allocator/node_pool.h"
 
@@ -20,6 +21,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The horizon taken from the pool's expected residual idle time stays within these (s).
 constexpr double kMinHoleHorizon = 1.0;
 constexpr double kMaxHoleHorizon = 600.0;
+// The expected remaining idle time from the Kaplan-Meier curve is counted up to this (s): beyond
+// the longest hole seen the curve stays flat, so the mean needs a bound.
+constexpr double kResidualCap = 86400.0;
 
 // One admitted job.
 struct Active {
@@ -65,6 +69,7 @@ class Replay {
   std::vector<std::size_t> admitted() const;
   bool solve_needed(bool only_joins) const;
   void describe_holes(alloc::Problem& problem);
+  alloc::IdleOutlook idle_outlook() const;
   absl::Status apply(const std::vector<int>& counts);
   absl::Status solve();
   void record_row();
@@ -126,8 +131,8 @@ bool Replay::solve_needed(bool only_joins) const {
     key.push_back(static_cast<int>(job.w));
     key.push_back(static_cast<int>(job.nodes.size()));
   }
-  // With a horizon from the holes' ages the same counts may get another answer.
-  return key != stable_key_ || options_.hole_horizon;
+  // With a horizon or gains from the holes' ages the same counts may get another answer.
+  return key != stable_key_ || options_.hole_horizon || options_.hole_loss;
 }
 
 // Each pool node's expected remaining idle time from its age (hole_lifetime.h); nodes expected to
@@ -136,23 +141,48 @@ bool Replay::solve_needed(bool only_joins) const {
 // These hints change with every node's age, so this is the one O(pool) step per solve, and only
 // with hole_aware or hole_horizon.
 void Replay::describe_holes(alloc::Problem& problem) {
-  if (!options_.hole_aware && !options_.hole_horizon) return;
+  if (!options_.hole_aware && !options_.hole_horizon && !options_.hole_loss) return;
   const std::span<const int> nodes = pool_.members();
   std::vector<double> residual;
   residual.reserve(nodes.size());
-  for (int node : nodes) residual.push_back(holes_.expected_residual(now_ - idle_since_[node]));
+  if (options_.hole_loss && options_.hole_censored) {
+    std::vector<double> ages;
+    ages.reserve(nodes.size());
+    for (int node : nodes) ages.push_back(now_ - idle_since_[node]);
+    const alloc::HoleSurvival survival(holes_, ages);
+    for (double age : ages) residual.push_back(survival.expected_residual(age, kResidualCap));
+  } else {
+    for (int node : nodes) residual.push_back(holes_.expected_residual(now_ - idle_since_[node]));
+  }
   if (residual.empty()) return;
+  if (options_.hole_loss) {
+    problem.expect_departures = true;
+    for (std::size_t i = 0; i < nodes.size(); ++i) pool_.set_hint(nodes[i], false, residual[i]);
+  }
   std::vector<double> sorted = residual;
   const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
   std::nth_element(sorted.begin(), mid, sorted.end());
   const double median = *mid;
   if (options_.hole_horizon)
     problem.horizon_s = std::clamp(median, kMinHoleHorizon, kMaxHoleHorizon);
-  if (options_.hole_aware) {
+  if (options_.hole_aware && !options_.hole_loss) {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       pool_.set_hint(nodes[i], residual[i] < std::max(problem.horizon_s, median), residual[i]);
     }
   }
+}
+
+// The pool nodes' expected idle times (set by describe_holes): free ones and each job's.
+alloc::IdleOutlook Replay::idle_outlook() const {
+  alloc::IdleOutlook outlook;
+  for (int node : pool_.members()) {
+    if (pool_.is_free(node)) outlook.free_s.push_back(pool_.expected_idle_s(node));
+  }
+  for (const Active& job : active_) {
+    std::vector<double>& held = outlook.held_s.emplace_back();
+    for (int node : job.nodes) held.push_back(pool_.expected_idle_s(node));
+  }
+  return outlook;
 }
 
 // The allocator's counts for the pool's size and the jobs' current counts, then the mapping on
@@ -180,8 +210,10 @@ absl::Status Replay::solve() {
     current.push_back(static_cast<int>(job.nodes.size()));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<alloc::CountSolution> plan =
-      alloc::allocate_counts(problem, pool_.size(), current);
+  alloc::IdleOutlook outlook;
+  if (problem.expect_departures) outlook = idle_outlook();
+  absl::StatusOr<alloc::CountSolution> plan = alloc::allocate_counts(
+      problem, pool_.size(), current, problem.expect_departures ? &outlook : nullptr);
   absl::Status applied = plan.ok() ? apply(plan->counts) : plan.status();
   solve_ms_.push_back(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -217,7 +249,7 @@ absl::Status Replay::apply(const std::vector<int>& counts) {
   for (std::size_t k = 0; k < resized.size(); ++k) {
     before[k] = static_cast<int>(active_[resized[k]].nodes.size());
   }
-  if (absl::Status s = alloc::map_counts(pool_, held, counts); !s.ok()) {
+  if (absl::Status s = alloc::map_counts(pool_, held, counts, options_.hole_loss); !s.ok()) {
     return absl::InternalError(s.message());
   }
   for (std::size_t k = 0; k < resized.size(); ++k) {

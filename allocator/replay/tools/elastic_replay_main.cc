@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
   bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
+  bool hole_loss = false;
+  std::string hole_estimate = "km";
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
   app.add_option("--workload", workload_path,
                  "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
@@ -143,6 +145,15 @@ int main(int argc, char** argv) {
   app.add_flag("--hole-horizon", hole_horizon,
                "Horizon per solve = the pool's median expected remaining idle time (1..600 s) "
                "instead of --horizon");
+  app.add_flag("--hole-loss", hole_loss,
+               "Value each count with the nodes' expected remaining idle time: what they make "
+               "while they stay, less the stall when one leaves and the rescale stall (use a "
+               "--horizon longer than the stalls, e.g. 120); grows take the longest-lived nodes");
+  app.add_option("--hole-estimate", hole_estimate,
+                 "--hole-loss: km (Kaplan-Meier over ended and open holes) | ended (ended holes "
+                 "only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"km", "ended"}));
   app.add_option("--horizon", horizon, "Look-ahead T in seconds")->capture_default_str();
   app.add_option("--objective", objective, "throughput | speedup | weighted | fair")
       ->capture_default_str();
@@ -330,6 +341,8 @@ int main(int argc, char** argv) {
     options.max_running = max_running;
     options.hole_aware = hole_aware;
     options.hole_horizon = hole_horizon;
+    options.hole_loss = hole_loss;
+    options.hole_censored = hole_estimate == "km";
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     int last_decile = -1;

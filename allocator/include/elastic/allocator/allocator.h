@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "elastic/allocator/allocation.h"
+#include "elastic/allocator/expected_loss.h"
 #include "elastic/allocator/problem.h"
 #include "elastic/allocator/solvers.h"
 #include "elastic/allocator/validate_problem.h"
@@ -19,8 +20,11 @@ absl::StatusOr<Allocation> allocate(const Problem& problem);
 // The counts allocate() chooses for a caller that keeps its own pool (NodePool, mapped with
 // map_counts): `pool` interchangeable nodes of one kind, job j holding current[j] of them (all
 // still in the pool). Problem::nodes, Job::nodes and node kinds play no part; the jobs are
-// validated as allocate() does. Same errors as allocate().
+// validated as allocate() does. With problem.expect_departures, `outlook` gives the nodes'
+// expected idle times (outlook->held_s[j] of size current[j]; nullptr: none known). Same errors as
+// allocate(), and InvalidArgument for an outlook that does not match `current`.
 absl::StatusOr<CountSolution> allocate_counts(const Problem& problem, int pool,
-                                              std::span<const int> current);
+                                              std::span<const int> current,
+                                              const IdleOutlook* outlook = nullptr);
 
 }  // namespace elastic::alloc

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "elastic/allocator/count_model.h"
+#include "elastic/allocator/expected_loss.h"
 #include "elastic/allocator/problem.h"
 
 namespace elastic::alloc {
@@ -28,11 +29,13 @@ struct KindModel {
 absl::StatusOr<std::vector<KindModel>> build_count_models(const Problem& problem);
 
 // The model of one kind: `pool` nodes and the jobs problem.jobs[jobs[i]], each holding current[i]
-// of them (objective, fair and min_share floors applied). No validation: build_count_models and
-// allocate_counts validate the problem first.
+// of them (objective, fair and min_share floors applied). With problem.expect_departures and an
+// `outlook` (held_s[i] of size current[i]) each job gets its gains table (expected_loss.h). No
+// validation: build_count_models and allocate_counts validate the problem first.
 absl::StatusOr<CountModel> build_count_model(const Problem& problem,
                                              std::span<const std::size_t> jobs,
-                                             std::span<const int> current, int pool);
+                                             std::span<const int> current, int pool,
+                                             const IdleOutlook* outlook = nullptr);
 
 // The fair objective's first stage for one kind: the largest level L such that every job that can
 // run reaches r_j(n)/r_j(hi_j) >= L with its smallest such n and those n fit the pool. Sets lo_j

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace elastic::alloc {
@@ -31,9 +32,14 @@ class HoleLifetime {
 
   std::int64_t holes() const { return holes_; }
 
- private:
+  // The bins, for estimators that add holes still open (hole_survival.h): bin(length) is the bin
+  // of a length, [bin_start(b), bin_start(b + 1)) its range (bin 0 starts at 0), ended(b) the
+  // holes that ended with a length in bin b.
   static int bin(double length_s);
+  static double bin_start(int b);
+  double ended(int b) const { return count_[static_cast<std::size_t>(b)]; }
 
+ private:
   std::array<double, kBins> count_{};
   std::array<double, kBins> sum_{};
   // Over bins b..kBins-1: holes and their total length (recomputed by observe).

@@ -53,6 +53,11 @@ struct Problem {
   Objective objective = Objective::kThroughput;
   SolverKind solver = SolverKind::kMilp;
   double time_limit_s = 10.0;
+  // Value each count with the nodes' expected_idle_s (expected_loss.h): what the nodes make while
+  // they stay, less the stalls their leaving causes and the rescale stall at the new size. The
+  // horizon should then be longer than the stalls (a grow pays only within it). Growing jobs take
+  // the free nodes expected to stay longest.
+  bool expect_departures = false;
 };
 
 }  // namespace elastic::alloc

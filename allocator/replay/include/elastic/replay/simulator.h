@@ -45,6 +45,12 @@ struct ReplayOptions {
   // pool's median expected remaining idle time (within [1, 600] s).
   bool hole_aware = false;
   bool hole_horizon = false;
+  // hole_loss values each count with the nodes' expected remaining idle time (Problem::
+  // expect_departures, expected_loss.h): the Kaplan-Meier estimate over the holes that ended and
+  // those open now (hole_survival.h), or with hole_censored = false over the ended ones only
+  // (HoleLifetime::expected_residual). Growing jobs take the free nodes expected to stay longest.
+  bool hole_loss = false;
+  bool hole_censored = true;
   bool record_timeline = true;
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;

@@ -1,0 +1,64 @@
+#include "elastic/allocator/expected_loss.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace elastic::alloc {
+
+NodeOutlook node_outlook(double expected_idle_s, double horizon_s) {
+  if (!(horizon_s > 0)) return {};
+  if (!(expected_idle_s < std::numeric_limits<double>::infinity())) return {horizon_s, 0.0};
+  if (!(expected_idle_s > 0)) return {0.0, 1.0};
+  // -expm1(-x) = 1 - e^{-x}, exact also for long expected idle times (x small).
+  const double leave = -std::expm1(-horizon_s / expected_idle_s);
+  return {expected_idle_s * leave, leave};
+}
+
+std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
+                                   std::span<const double> held_s, std::span<const double> free_s,
+                                   std::span<const double> others_s) {
+  const int current = static_cast<int>(held_s.size());
+  auto w = [&](int k) { return k >= job.min_nodes && k > 0 ? job.value->at(k) : 0.0; };
+  std::vector<double> held(held_s.begin(), held_s.end());
+  std::vector<double> pool(free_s.begin(), free_s.end());
+  std::sort(held.begin(), held.end(), std::greater<>());
+  std::sort(pool.begin(), pool.end(), std::greater<>());
+  // Once the free nodes run out, a grow takes what shrinking jobs release: their shortest first.
+  std::vector<double> released(others_s.begin(), others_s.end());
+  std::sort(released.begin(), released.end());
+  pool.insert(pool.end(), released.begin(), released.end());
+
+  std::vector<double> gains(static_cast<std::size_t>(std::max(hi, 0)) + 1, 0.0);
+  std::vector<double> nodes;  // the n nodes, longest expected idle first
+  nodes.reserve(gains.size());
+  double all_new_stay = 1.0;  // P(none of the new nodes leaves within the horizon)
+  for (int n = 0; n <= hi; ++n) {
+    nodes.clear();
+    if (n <= current) {
+      nodes.assign(held.begin(), held.begin() + n);
+    } else {
+      const auto extra = std::min<std::size_t>(static_cast<std::size_t>(n - current), pool.size());
+      if (static_cast<int>(extra) == n - current) {
+        all_new_stay *= 1.0 - node_outlook(pool[extra - 1], horizon_s).leave_p;
+      }
+      nodes.assign(held.begin(), held.end());
+      nodes.insert(nodes.end(), pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(extra));
+      std::sort(nodes.begin(), nodes.end(), std::greater<>());
+    }
+    double g = 0.0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const int k = static_cast<int>(i) + 1;
+      g += (w(k) - w(k - 1)) * node_outlook(nodes[i], horizon_s).stay_s;
+    }
+    if (n > current) {
+      g -= job.grow_stall_s * w(n) + job.shrink_stall_s * w(current) * (1.0 - all_new_stay);
+    }
+    if (n < current) g -= job.shrink_stall_s * w(n);
+    gains[static_cast<std::size_t>(n)] = g;
+  }
+  return gains;
+}
+
+}  // namespace elastic::alloc
