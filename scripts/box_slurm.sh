@@ -75,7 +75,7 @@ AccountingStorageType=accounting_storage/none
 MailProg=/bin/true
 SelectType=select/linear
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
+SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2
 SlurmctldParameters=preempt_send_user_signal
 PreemptType=preempt/partition_prio
 PreemptMode=CANCEL
