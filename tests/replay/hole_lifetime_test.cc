@@ -89,54 +89,50 @@ traces::HoleTrace holes(bool changed) {
   return t;
 }
 
-TEST(HoleAwareReplay, DecisionsBeforeAnInstantIgnoreTheTraceAfterIt) {
+// Replays three jobs on holes(false) and holes(true), which differ only after 3000 s: every
+// decision before then must be the same, and the replays must part after it. Returns the first.
+ReplayResult expect_no_look_ahead(const ReplayOptions& options) {
   const std::vector<traces::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
                                                  linear_job("C", 9)};
+  absl::StatusOr<ReplayResult> a = run_replay(holes(false), jobs, options);
+  absl::StatusOr<ReplayResult> b = run_replay(holes(true), jobs, options);
+  EXPECT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(b.ok()) << b.status();
+  if (!a.ok() || !b.ok()) return ReplayResult{};
+  std::size_t compared = 0;
+  for (; compared < a->timeline.size() && a->timeline[compared].time < 3000; ++compared) {
+    if (compared >= b->timeline.size()) break;
+    EXPECT_EQ(a->timeline[compared].time, b->timeline[compared].time);
+    EXPECT_EQ(a->timeline[compared].counts, b->timeline[compared].counts)
+        << "at t=" << a->timeline[compared].time;
+  }
+  EXPECT_LT(compared, b->timeline.size());
+  EXPECT_GT(compared, 50u);
+  EXPECT_NE(a->metrics.samples, b->metrics.samples);  // the future did change
+  return *std::move(a);
+}
+
+TEST(HoleAwareReplay, DecisionsBeforeAnInstantIgnoreTheTraceAfterIt) {
   ReplayOptions options;
   options.solver = alloc::SolverKind::kDp;
   options.hole_aware = true;
   options.hole_horizon = true;
-  absl::StatusOr<ReplayResult> a = run_replay(holes(false), jobs, options);
-  absl::StatusOr<ReplayResult> b = run_replay(holes(true), jobs, options);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  std::size_t compared = 0;
-  for (; compared < a->timeline.size() && a->timeline[compared].time < 3000; ++compared) {
-    ASSERT_LT(compared, b->timeline.size());
-    ASSERT_EQ(a->timeline[compared].time, b->timeline[compared].time);
-    ASSERT_EQ(a->timeline[compared].counts, b->timeline[compared].counts)
-        << "at t=" << a->timeline[compared].time;
-  }
-  EXPECT_GT(compared, 50u);
-  // The future did change: the two replays part after 3000 s.
-  EXPECT_NE(a->metrics.samples, b->metrics.samples);
+  expect_no_look_ahead(options);
 }
 
 TEST(HoleAwareReplay, ExpectedLossNeverReadsTheFuture) {
-  const std::vector<traces::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
-                                                 linear_job("C", 9)};
   ReplayOptions options;
   options.solver = alloc::SolverKind::kDp;
   options.hole_loss = true;  // Kaplan-Meier with the open holes censored
   options.horizon_s = 60;
-  absl::StatusOr<ReplayResult> a = run_replay(holes(false), jobs, options);
-  absl::StatusOr<ReplayResult> b = run_replay(holes(true), jobs, options);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  std::size_t compared = 0;
-  for (; compared < a->timeline.size() && a->timeline[compared].time < 3000; ++compared) {
-    ASSERT_LT(compared, b->timeline.size());
-    ASSERT_EQ(a->timeline[compared].time, b->timeline[compared].time);
-    ASSERT_EQ(a->timeline[compared].counts, b->timeline[compared].counts)
-        << "at t=" << a->timeline[compared].time;
-  }
-  EXPECT_GT(compared, 50u);
-  EXPECT_NE(a->metrics.samples, b->metrics.samples);
+  const ReplayResult a = expect_no_look_ahead(options);
+  const std::vector<traces::WorkloadJob> jobs = {linear_job("A", 0), linear_job("B", 5),
+                                                 linear_job("C", 9)};
   // Deterministic: the same input gives the same replay.
   absl::StatusOr<ReplayResult> again = run_replay(holes(false), jobs, options);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->metrics.samples, a->metrics.samples);
-  EXPECT_EQ(again->metrics.rescales, a->metrics.rescales);
+  EXPECT_EQ(again->metrics.samples, a.metrics.samples);
+  EXPECT_EQ(again->metrics.rescales, a.metrics.rescales);
 }
 
 }  // namespace
