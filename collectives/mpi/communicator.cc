@@ -2,14 +2,22 @@
 
 #include <mpi-ext.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
 #include "mpi/allreduce_ordered.h"
 #include "mpi/reduce_ops.h"
+#include "src/spread_plan.h"
 
 namespace elastic::coll::mpi {
+namespace {
+// Large payloads (a model snapshot) may exceed INT_MAX bytes: they travel in 1 GiB chunks.
+constexpr std::size_t kChunk = std::size_t{1} << 30;
+// spread()'s messages; allreduce_ordered's use tags 1 and 2 on the same private communicator.
+constexpr int kTagSpread = 3;
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm comm,
                                                                       CreateOptions opts) {
@@ -93,8 +101,6 @@ absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
     return absl::InvalidArgumentError(
         absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
   }
-  // Large payloads (a model snapshot) may exceed INT_MAX bytes: send them in 1 GiB chunks.
-  constexpr std::size_t kChunk = std::size_t{1} << 30;
   auto* p = static_cast<std::byte*>(data);
   std::size_t off = 0;
   do {
@@ -106,6 +112,44 @@ absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
     off += n;
   } while (off < bytes);
   return confirm("broadcast");
+}
+
+absl::Status MpiCommunicator::spread(void* data, std::size_t bytes,
+                                     std::span<const std::uint8_t> holds, CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  absl::StatusOr<std::vector<std::vector<Transfer>>> plan = spread_plan(holds, size_);
+  if (!plan.ok()) return plan.status();
+  if (data == nullptr && bytes != 0) return absl::InvalidArgumentError("spread: null data");
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
+  auto* p = static_cast<std::byte*>(data);
+  std::vector<MPI_Request> reqs;
+  for (const std::vector<Transfer>& round : *plan) {
+    const auto mine = std::find_if(round.begin(), round.end(), [this](const Transfer& t) {
+      return t.from == rank_ || t.to == rank_;
+    });
+    if (mine == round.end()) continue;
+    reqs.clear();
+    for (std::size_t off = 0; off < bytes; off += kChunk) {
+      const int n = static_cast<int>(std::min(kChunk, bytes - off));
+      MPI_Request req = MPI_REQUEST_NULL;
+      const int rc =
+          mine->to == rank_
+              ? MPI_Irecv(p + off, n, MPI_BYTE, mine->from, kTagSpread, comm_.get(), &req)
+              : MPI_Isend(p + off, n, MPI_BYTE, mine->to, kTagSpread, comm_.get(), &req);
+      if (rc != MPI_SUCCESS) {
+        absl::Status st = posted(mpi_status(rc, "MPI_Isend/Irecv(spread)", __FILE__, __LINE__));
+        drain(std::span(reqs));
+        return st;
+      }
+      reqs.push_back(req);
+    }
+    if (absl::Status st = wait_all(std::span(reqs), deadline, "spread"); !st.ok()) {
+      st = posted(std::move(st));
+      drain(std::span(reqs));
+      return st;
+    }
+  }
+  return confirm("spread");
 }
 
 absl::Status MpiCommunicator::barrier(CallOptions opts) {

@@ -1,7 +1,7 @@
 // The MPI backend: collectives on host memory over a private duplicate of the job communicator,
 // as non-blocking requests tested against a deadline: allreduce is our own rank-ordered
 // reduce-scatter + allgather on MPI_Isend/Irecv (allreduce_ordered.h), broadcast and barrier are
-// MPI_Ibcast / MPI_Ibarrier.
+// MPI_Ibcast / MPI_Ibarrier, spread is rounds of MPI_Isend/Irecv pairs (src/spread_plan.h).
 #pragma once
 
 #include <mpi.h>
@@ -29,6 +29,8 @@ class MpiCommunicator final : public Communicator {
 
   absl::Status allreduce(Tensor t, ReduceOp op, CallOptions opts) override;
   absl::Status broadcast(void* data, std::size_t bytes, int root, CallOptions opts) override;
+  absl::Status spread(void* data, std::size_t bytes, std::span<const std::uint8_t> holds,
+                      CallOptions opts) override;
   absl::Status barrier(CallOptions opts) override;
   absl::Status health() const override { return sticky_; }
   void abort(std::string_view why) override;

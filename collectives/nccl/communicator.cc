@@ -3,6 +3,7 @@
 #include <mpi-ext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "elastic/collectives/mpi_check.h"
 #include "nccl/check.h"
 #include "nccl/version.h"
+#include "src/spread_plan.h"
 
 namespace elastic::coll::nccl {
 namespace {
@@ -394,6 +396,33 @@ absl::Status NcclCommunicator::broadcast(void* data, std::size_t bytes, int root
   return run(opts, "ncclBroadcast", [&](cudaStream_t s) {
     return ncclBroadcast(data, data, bytes, ncclUint8, root, comm_.get(), s);
   });
+}
+
+absl::Status NcclCommunicator::spread(void* data, std::size_t bytes,
+                                      std::span<const std::uint8_t> holds, CallOptions opts) {
+  if (!sticky_.ok()) return sticky_;
+  absl::StatusOr<std::vector<std::vector<Transfer>>> plan = spread_plan(holds, size_);
+  if (!plan.ok()) return plan.status();
+  if (bytes == 0) return absl::OkStatus();
+  if (data == nullptr) return absl::InvalidArgumentError("spread: null data");
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
+  for (const std::vector<Transfer>& round : *plan) {
+    const auto mine = std::find_if(round.begin(), round.end(), [this](const Transfer& t) {
+      return t.from == rank_ || t.to == rank_;
+    });
+    if (mine == round.end()) continue;
+    // One deadline for all rounds.
+    CallOptions round_opts = opts;
+    round_opts.timeout =
+        std::max(std::chrono::milliseconds(0),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    absl::Status st = run(round_opts, "ncclSend/ncclRecv(spread)", [&](cudaStream_t s) {
+      return mine->to == rank_ ? ncclRecv(data, bytes, ncclUint8, mine->from, comm_.get(), s)
+                               : ncclSend(data, bytes, ncclUint8, mine->to, comm_.get(), s);
+    });
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status NcclCommunicator::barrier(CallOptions opts) {

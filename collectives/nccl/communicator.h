@@ -41,6 +41,8 @@ class NcclCommunicator final : public Communicator {
 
   absl::Status allreduce(Tensor t, ReduceOp op, CallOptions opts) override;
   absl::Status broadcast(void* data, std::size_t bytes, int root, CallOptions opts) override;
+  absl::Status spread(void* data, std::size_t bytes, std::span<const std::uint8_t> holds,
+                      CallOptions opts) override;
   absl::Status barrier(CallOptions opts) override;
   absl::Status health() const override { return sticky_; }
   void abort(std::string_view why) override;

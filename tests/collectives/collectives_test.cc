@@ -1,7 +1,8 @@
 // Collectives over real MPI ranks (run by ctest under mpirun with 1..8 ranks): allreduce for every
 // dtype and op against an exact oracle, sizes 0, 1, primes (and 64 MiB in the *Large* test),
-// fusion bit-equal to unfused, broadcast from every root, barrier, timeouts that break the
-// communicator, and (FaultTest, under `mpirun --with-ft ulfm`) a killed rank.
+// fusion bit-equal to unfused, broadcast from every root, spread (its plan, and the data from
+// several holder patterns), barrier, timeouts that break the communicator, and (FaultTest,
+// SpreadFault, under `mpirun --with-ft ulfm`) a killed rank.
 #include <mpi.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include "elastic/collectives/fusion.h"
 #include "elastic/collectives/half.h"
 #include "mpi_gtest_main.h"
+#include "src/spread_plan.h"
 
 namespace elastic::coll {
 namespace {
@@ -338,6 +340,81 @@ TEST(Broadcast, FromEveryRootBitExact) {
   EXPECT_TRUE(comm->barrier().ok());
 }
 
+// The holds patterns of the spread tests: one holder (first, last), all but one, every other rank,
+// the first half, everybody.
+std::vector<std::vector<std::uint8_t>> holds_patterns(int size) {
+  const auto n = static_cast<std::size_t>(size);
+  std::vector<std::vector<std::uint8_t>> out(6, std::vector<std::uint8_t>(n, 0));
+  out[0][0] = 1;
+  out[1][n - 1] = 1;
+  for (std::size_t r = 0; r < n; ++r) {
+    out[2][r] = r != n / 2 || n == 1 ? 1 : 0;
+    out[3][r] = r % 2 == 0 ? 1 : 0;
+    out[4][r] = r < (n + 1) / 2 ? 1 : 0;
+    out[5][r] = 1;
+  }
+  return out;
+}
+
+TEST(SpreadPlan, EveryLackingRankReceivesOnceFromAHolderInLogRounds) {
+  for (int size = 1; size <= 33; ++size) {
+    for (const std::vector<std::uint8_t>& holds : holds_patterns(size)) {
+      absl::StatusOr<std::vector<std::vector<Transfer>>> plan = spread_plan(holds, size);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      std::vector<std::uint8_t> has = holds;
+      std::vector<int> received(holds.size(), 0);
+      for (const std::vector<Transfer>& round : *plan) {
+        std::vector<int> busy(holds.size(), 0);
+        std::vector<std::uint8_t> next = has;
+        for (const Transfer& t : round) {
+          ASSERT_TRUE(has[static_cast<std::size_t>(t.from)]) << "sender lacks the data";
+          ASSERT_FALSE(has[static_cast<std::size_t>(t.to)]) << "receiver holds it already";
+          ASSERT_EQ(++busy[static_cast<std::size_t>(t.from)], 1) << "two transfers in a round";
+          ASSERT_EQ(++busy[static_cast<std::size_t>(t.to)], 1) << "two transfers in a round";
+          ++received[static_cast<std::size_t>(t.to)];
+          next[static_cast<std::size_t>(t.to)] = 1;
+        }
+        has = next;
+      }
+      int holders = 0;
+      for (std::size_t r = 0; r < holds.size(); ++r) {
+        EXPECT_EQ(received[r], holds[r] ? 0 : 1) << "rank " << r << " of " << size;
+        holders += holds[r] ? 1 : 0;
+      }
+      // Every round doubles the holders (or serves everybody left).
+      const auto rounds = static_cast<std::size_t>(
+          std::ceil(std::log2(static_cast<double>(size) / holders) - 1e-9));
+      EXPECT_EQ(plan->size(), rounds) << holders << " holders of " << size;
+    }
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(spread_plan(std::vector<std::uint8_t>{0, 0}, 2).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(spread_plan(std::vector<std::uint8_t>{1}, 2).status()));
+}
+
+TEST(Spread, LackingRanksReceiveBitExactHoldersUntouched) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  const int rank = comm->rank();
+  for (const std::vector<std::uint8_t>& holds : holds_patterns(comm->size())) {
+    for (std::size_t n : {0ul, 1ul, 100003ul}) {
+      const bool holder = holds[static_cast<std::size_t>(rank)] != 0;
+      std::vector<unsigned char> buf(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        buf[i] = static_cast<unsigned char>(holder ? i * 31 + 7 : 0xAA);
+      }
+      ASSERT_TRUE(comm->spread(buf.data(), n, holds).ok());
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(buf[i], static_cast<unsigned char>(i * 31 + 7)) << "byte " << i;
+      }
+    }
+  }
+  std::byte x{};
+  const std::vector<std::uint8_t> nobody(static_cast<std::size_t>(comm->size()), 0);
+  EXPECT_TRUE(absl::IsInvalidArgument(comm->spread(&x, 1, nobody)));
+  EXPECT_TRUE(absl::IsInvalidArgument(comm->spread(&x, 1, std::vector<std::uint8_t>{})));
+  EXPECT_TRUE(comm->barrier().ok());
+}
+
 // Ranks other than 0 give up after 300 ms and revoke; rank 0 arrives 1.5 s late and must see the
 // revoke. `count` 1 travels eagerly (rank 0 finds the others' data already there); 4 Mi floats
 // stop the others mid-pipeline with many requests active, which they must revoke and drain.
@@ -469,6 +546,31 @@ TEST(FaultTest, KilledRankGivesAbortedOnSurvivors) {
   if (comm->rank() == 0) {
     std::printf("survivor rank 0: allreduce returned after %.3f s: %s\n", secs,
                 st.ToString().c_str());
+    if (!::testing::Test::HasFailure()) std::printf("FAULT TEST PASSED\n");
+  }
+  std::fflush(stdout);
+  _exit(::testing::Test::HasFailure() ? 1
+                                      : 0);  // MPI_Finalize after a failure may hang (DESIGN.md)
+}
+
+// The only holder dies before serving anybody: every survivor's spread ends with Aborted (the
+// first receiver sees the failure, revokes, and the ranks it was to serve see the revoke).
+TEST(SpreadFault, KilledOnlyHolderGivesAbortedOnSurvivors) {
+  auto comm = make_comm();
+  ASSERT_NE(comm, nullptr);
+  ASSERT_GE(comm->size(), 3);
+  const int last = comm->size() - 1;
+  std::vector<std::uint8_t> holds(static_cast<std::size_t>(comm->size()), 0);
+  holds[static_cast<std::size_t>(last)] = 1;
+  ASSERT_TRUE(comm->barrier().ok());
+  if (comm->rank() == last) raise(SIGKILL);
+  std::vector<unsigned char> buf(100003, 0);
+  const absl::Status st =
+      comm->spread(buf.data(), buf.size(), holds, CallOptions{std::chrono::seconds(30)});
+  EXPECT_TRUE(absl::IsAborted(st) || absl::IsDeadlineExceeded(st)) << st;
+  EXPECT_TRUE(absl::IsAborted(comm->barrier()));
+  if (comm->rank() == 0) {
+    std::printf("survivor rank 0: spread returned %s\n", st.ToString().c_str());
     if (!::testing::Test::HasFailure()) std::printf("FAULT TEST PASSED\n");
   }
   std::fflush(stdout);

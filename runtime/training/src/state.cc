@@ -1,7 +1,8 @@
-// State: registration, in-memory commit/restore, sync by broadcast (see state.h). Checkpoint file
-// I/O lives in checkpoint_file.cc.
+// State: registration, in-memory commit/restore, sync to the ranks that lack root's commit (see
+// state.h). Checkpoint file I/O lives in checkpoint_file.cc.
 #include "elastic/worker/state.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -166,36 +167,39 @@ absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions o
         absl::StrCat("State::sync: root ", root, " has no commit"));
   }
   // A rank whose last commit is root's (same layout, size, count and CRC: the survivors of a
-  // shrink or a failure, the old members in a grow) needs no copy; the snapshot goes out only
-  // when some rank lacks it. Its CRC costs one pass over the snapshot, far less than sending it.
+  // shrink or a failure, the old members in a grow) holds the snapshot already; its CRC costs one
+  // pass over it, far less than sending it. Only the ranks that lack it receive it, each from one
+  // holder (Communicator::spread), and not at all when every rank holds it.
   const bool holds =
       is_root || (has_commit() && my_layout == header[1] && snapshot_.size() == header[2] &&
                   commits_ == header[3] && crc32(snapshot_) == header[4]);
-  double lacking = holds ? 0.0 : 1.0;
-  if (absl::Status st = comm.allreduce(coll::Tensor{&lacking, 1, coll::DataType::kFloat64},
-                                       coll::ReduceOp::kSum, opts);
+  std::vector<float> held(static_cast<std::size_t>(comm.size()), 0.0f);
+  held[static_cast<std::size_t>(comm.rank())] = holds ? 1.0f : 0.0f;
+  if (absl::Status st =
+          comm.allreduce(coll::Tensor{held.data(), held.size(), coll::DataType::kFloat32},
+                         coll::ReduceOp::kSum, opts);
       !st.ok()) {
     return st;
   }
+  std::vector<std::uint8_t> holders(held.size());
+  for (std::size_t r = 0; r < held.size(); ++r) holders[r] = held[r] != 0.0f ? 1 : 0;
   last_sync_bytes_ = 0;
-  if (lacking == 0) return restore();
+  if (std::find(holders.begin(), holders.end(), 0) == holders.end()) return restore();
   std::vector<std::byte> incoming;
-  if (!is_root) incoming.resize(header[2]);
-  std::byte* buf = is_root ? snapshot_.data() : incoming.data();
-  if (absl::Status st = comm.broadcast(buf, header[2], root, opts); !st.ok()) return st;
+  if (!holds) incoming.resize(header[2]);
+  std::byte* buf = holds ? snapshot_.data() : incoming.data();
+  if (absl::Status st = comm.spread(buf, header[2], holders, opts); !st.ok()) return st;
+  if (holds) return restore();
   if (header[1] != my_layout) {
     return absl::FailedPreconditionError(
         absl::StrCat("State::sync: rank ", comm.rank(),
                      " registered a different set of buffers than root ", root));
   }
-  if (!is_root) {
-    if (absl::Status st = apply_snapshot(incoming); !st.ok()) return st;
-    snapshot_ = std::move(incoming);
-    commits_ = header[3];
-    last_sync_bytes_ = header[2];
-    return absl::OkStatus();
-  }
-  return restore();
+  if (absl::Status st = apply_snapshot(incoming); !st.ok()) return st;
+  snapshot_ = std::move(incoming);
+  commits_ = header[3];
+  last_sync_bytes_ = header[2];
+  return absl::OkStatus();
 }
 
 }  // namespace elastic::rt

@@ -21,6 +21,7 @@
 // - Not thread-safe: one thread drives a Communicator.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -51,6 +52,16 @@ class Communicator {
   // COLLECTIVE, blocking. Copies `bytes` bytes at `data` from `root` to every rank, bit for bit.
   virtual absl::Status broadcast(void* data, std::size_t bytes, int root,
                                  CallOptions opts = {}) = 0;
+
+  // COLLECTIVE, blocking. Makes the `bytes` bytes at `data` on every rank equal to what the ranks
+  // with holds[rank] != 0 have there (they must agree bit for bit; root-less broadcast). `holds`
+  // has size() entries, the same on every rank, at least one non-zero. Only ranks that lack the
+  // data receive, each once; a holder serves one of them per round and a rank that received
+  // serves from the next round on (ceil(log2(size / holders)) rounds). Far cheaper than
+  // broadcast when most ranks hold the data already (the old members in a grow). A rank whose
+  // part is over returns without waiting for the others.
+  virtual absl::Status spread(void* data, std::size_t bytes, std::span<const std::uint8_t> holds,
+                              CallOptions opts = {}) = 0;
 
   // COLLECTIVE, blocking. Returns when every rank has entered it.
   virtual absl::Status barrier(CallOptions opts = {}) = 0;

@@ -6,8 +6,9 @@
 //   restore() LOCAL: copies the last snapshot back into the registered buffers (roll back after a
 //             failure).
 //   sync()    COLLECTIVE over a Communicator: makes `root`'s last COMMITTED snapshot every rank's,
-//             bit for bit, and every rank (root included) restores it. The snapshot is broadcast
-//             only when some rank does not already hold it (same commit count, size and CRC-32). Call it after every membership
+//             bit for bit, and every rank (root included) restores it. Only the ranks that do not
+//             already hold it (same commit count, size and CRC-32 as root's) receive it, each from
+//             one rank that does (Communicator::spread). Call it after every membership
 //             change, before the first step of the new membership: a joining rank then holds exactly
 //             the survivors' parameters, and survivors whose last commits differ by a step (a peer
 //             died during a commit) agree again.
@@ -81,9 +82,9 @@ class State {
 
   std::uint64_t commits() const { return commits_; }
   bool has_commit() const { return !snapshot_.empty(); }
-  // Size in bytes of one snapshot (what sync broadcasts).
+  // Size in bytes of one snapshot (what sync sends to a rank that lacks it).
   std::size_t snapshot_bytes() const;
-  // Bytes this rank received in its last sync(): 0 when every rank already held root's commit.
+  // Bytes this rank received in its last sync(): 0 when it already held root's commit.
   std::size_t last_sync_bytes() const { return last_sync_bytes_; }
 
  private:
