@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
     if (k == "--step-us") step_us = std::strtol(argv[i + 1], nullptr, 10);
     if (k == "--checkpoint") checkpoint = argv[i + 1];
   }
+  // The model exists before Session::init, as the user guide says ("Before Session::init"): a
+  // joining rank's init returns at the switch to the new membership.
+  std::vector<float> model(static_cast<std::size_t>(state_mb * 1024 * 1024 / sizeof(float)), 1.0f);
+  std::vector<float> grad(256, 0.0f);
   // The progress record is what the benchmark's controller times: send it every step.
   elastic::rt::SessionOptions so;
   so.progress_period = std::chrono::milliseconds(0);
@@ -49,8 +53,6 @@ int main(int argc, char** argv) {
     return 3;
   }
   elastic::rt::Session& s = **session;
-  std::vector<float> model(static_cast<std::size_t>(state_mb * 1024 * 1024 / sizeof(float)), 1.0f);
-  std::vector<float> grad(256, 0.0f);
   elastic::rt::State state;
   if (absl::Status st = state.add_buffer("model", model); !st.ok()) s.exit(2);
   // One sample per rank and step; the sampler materialises each epoch's permutation, so keep the
