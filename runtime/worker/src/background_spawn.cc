@@ -44,6 +44,18 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
     out.job = std::move(merged);
     on = out.job.get();
   }
+  if (out.error.ok() && count > 0) {
+    if (current != nullptr) {
+      std::lock_guard<std::mutex> lock(*mu);
+      *current = on;
+    }
+    if (absl::Status st = proto::make_compute(out.job.get(), out.compute, true, deadline);
+        !st.ok()) {
+      out.job.revoke();
+      out.compute.reset();
+      out.error = membership_error(st);
+    }
+  }
   if (current != nullptr) {
     std::lock_guard<std::mutex> lock(*mu);
     *current = MPI_COMM_NULL;

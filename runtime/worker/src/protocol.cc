@@ -142,4 +142,30 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point d
   return peers;
 }
 
+absl::Status make_compute(MPI_Comm job, coll::Comm& compute, bool warm,
+                          Clock::time_point deadline) {
+  MPI_Group all = MPI_GROUP_NULL;
+  MPI_Group ranks = MPI_GROUP_NULL;
+  ELASTIC_MPI_CHECK(MPI_Comm_group(job, &all));
+  const int controller = 0;
+  int rc = MPI_Group_excl(all, 1, &controller, &ranks);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(job, ranks, kTagCompute, compute.out());
+  MPI_Group_free(&all);
+  if (ranks != MPI_GROUP_NULL) MPI_Group_free(&ranks);
+  if (rc != MPI_SUCCESS)
+    return coll::mpi_status(rc, "MPI_Comm_create_group(C)", __FILE__, __LINE__);
+  MPI_Comm_set_errhandler(compute.get(), MPI_ERRORS_RETURN);
+  if (!warm) return absl::OkStatus();
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (rc = MPI_Ibarrier(compute.get(), &req); rc != MPI_SUCCESS) {
+    return coll::mpi_status(rc, "MPI_Ibarrier(C)", __FILE__, __LINE__);
+  }
+  absl::Status st = coll::wait(req, deadline, "MPI_Ibarrier(C)", coll::kControlPace);
+  if (!st.ok()) {
+    compute.revoke();  // completes the barrier on the others too
+    coll::drain(req);
+  }
+  return st;
+}
+
 }  // namespace elastic::rt::proto

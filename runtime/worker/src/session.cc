@@ -28,22 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr unsigned kFinalizeTimeoutS = 10;
 
-// C = J without the controller (J rank 0), in J order. MPI_Comm_create_group is collective over
-// the ranks only, so the controller never waits on it.
-absl::Status make_compute(MPI_Comm job, coll::Comm& compute) {
-  MPI_Group all = MPI_GROUP_NULL;
-  MPI_Group ranks = MPI_GROUP_NULL;
-  ELASTIC_MPI_CHECK(MPI_Comm_group(job, &all));
-  const int controller = 0;
-  int rc = MPI_Group_excl(all, 1, &controller, &ranks);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(job, ranks, proto::kTagCompute, compute.out());
-  MPI_Group_free(&all);
-  if (ranks != MPI_GROUP_NULL) MPI_Group_free(&ranks);
-  ELASTIC_MPI_CHECK(rc);
-  MPI_Comm_set_errhandler(compute.get(), MPI_ERRORS_RETURN);
-  return absl::OkStatus();
-}
-
 // Under the runtime each rank appends its output to the job's files in the state dir (the
 // controller names them in the spawn environment), line-buffered so ranks' lines do not mix.
 // Created 0600 like everything in the state dir (freopen would make them 0666 & ~umask).
@@ -144,6 +128,10 @@ absl::StatusOr<Event> Session::join_spawns() {
       revoke_all();
       return st;
     }
+  } else if (absl::Status st = proto::make_compute(job_.get(), prepared_compute_, true, deadline);
+             !st.ok()) {  // the last node of a series: C with the ranks whose part is over too
+    revoke_all();
+    return membership_error(st);
   }
   return follow();
 }
@@ -209,12 +197,18 @@ absl::StatusOr<Event> Session::follow() {
         if (leave) return Event::kLeave;
         MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
         job_ = std::move(next);
+        prepared_compute_.reset();  // built for the J before the split
         changed = true;
         break;
       }
       case proto::Directive::kResume: {
         const bool grown = !compute_ || compute_.size() != job_.size() - 1;
-        if (absl::Status st = make_compute(job_.get(), compute_); !st.ok()) return broken(st);
+        if (prepared_compute_) {
+          compute_ = std::move(prepared_compute_);  // built and warmed by the grow (join_spawns)
+        } else if (absl::Status st = proto::make_compute(job_.get(), compute_, false, deadline);
+                   !st.ok()) {
+          return broken(st);
+        }
         return changed || grown || h->reason != proto::Reason::kPlan ? Event::kChanged
                                                                      : Event::kContinue;
       }
@@ -262,7 +256,10 @@ absl::Status Session::send_progress(bool force) {
 absl::Status Session::settle_spawn() {
   if (!spawn_->active()) return absl::OkStatus();
   SpawnOutcome out = spawn_->take();
-  if (out.job) next_job_ = std::move(out.job);
+  if (out.job) {
+    next_job_ = std::move(out.job);
+    next_compute_ = std::move(out.compute);
+  }
   if (absl::IsUnavailable(out.error)) {
     // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
     std::fprintf(stderr, "elastic: a grow was refused: %s\n",
@@ -274,7 +271,10 @@ absl::Status Session::settle_spawn() {
 
 absl::Status Session::adopt_spawn() {
   absl::Status st = settle_spawn();
-  if (next_job_) job_ = std::move(next_job_);
+  if (next_job_) {
+    job_ = std::move(next_job_);
+    prepared_compute_ = std::move(next_compute_);
+  }
   return st;
 }
 
@@ -379,6 +379,7 @@ absl::StatusOr<Event> Session::recover() {
   // The controller repairs the newest J it built; so does every rank (a spawn under way returns
   // once its communicator is revoked).
   (void)adopt_spawn();
+  prepared_compute_.reset();  // the repair replaces J
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();

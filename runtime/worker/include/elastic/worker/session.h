@@ -99,6 +99,8 @@ class Session {
   SessionOptions options_;
   coll::Comm job_;       // J: controller + ranks (null when standalone)
   coll::Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
+  coll::Comm next_compute_;      // its C, built and warmed by the spawn (SpawnOutcome::compute)
+  coll::Comm prepared_compute_;  // C of job_ prepared by a grow, taken at kResume
   std::unique_ptr<BackgroundSpawn> spawn_;
   bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;

@@ -31,8 +31,12 @@
 //      ranks last), connect_all; the controller then sends the new ranks the number of spawns of
 //      this series still to come (kTagSpawns), which they take part in from Session::init. A
 //      start spawns its first node from the controller alone and goes on the same way.
+//      After the last spawn of the series every rank (not the controller) builds the newest J's C
+//      and runs one barrier on it (make_compute below: the first operation on a new C is slow),
+//      old ranks still in the helper thread, new ones from Session::init.
 //   3. The ranks count, in the boundary allreduce, those whose part is over; when all are, they
-//      switch to the newest J and enter follow(), where the controller's kResume awaits them.
+//      switch to the newest J and enter follow(), where the controller's kResume awaits them and
+//      they take the C prepared in step 2 instead of building one.
 // Every directive is an MPI_Iallreduce(SUM) over J in which only the controller contributes
 // non-zero ints, waited for with a deadline: it completes on the controller only once every rank
 // of J has entered it, so the blocking call that may follow (split, spawn) starts with everybody
@@ -67,6 +71,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "elastic/collectives/comm.h"
 
 namespace elastic::rt::proto {
 
@@ -134,6 +139,14 @@ struct Peer {
 inline constexpr std::size_t kPeerHostChars = 63;
 absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm,
                                               std::chrono::steady_clock::time_point deadline);
+
+// COLLECTIVE over the ranks of J (not the controller), blocking: C = J without the controller
+// (J rank 0), in J order, by MPI_Comm_create_group. With `warm`, also one barrier on C, bounded
+// by `deadline`: the first operation on a new C costs 90-110 ms at 8 hosts on the box whatever it
+// is, so a grow pays it in its helper thread before the switch (session.h, prepared C). Errors:
+// Aborted (a process failed), DeadlineExceeded, Internal.
+absl::Status make_compute(MPI_Comm job, coll::Comm& compute, bool warm,
+                          std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {
