@@ -10,7 +10,9 @@
 #                        and its Slurm daemons, if any
 #   box.sh pids HOST     the pids of the processes on HOST
 #   box.sh agent HOST CMD...   PRRTE's launch agent (plm_ssh_agent): runs CMD on HOST as ssh would
-#   box.sh mpirun-args   the mpirun options that make PRRTE use the box (one per line)
+#   box.sh mpirun-args [--no-agent]
+#                        the mpirun options that make PRRTE use the box (one per line); without
+#                        the launch agent for a launcher that brings its own (elastic up --slurm-steps)
 #   box.sh hosts         the hosts of the box, one per line (h0 first)
 #   box.sh check         exit 0 if this machine can build a box, else print why and exit 77
 #   box.sh slurm-up | slurm-down | slurm CMD... | slurm-conf
@@ -162,8 +164,9 @@ agent() {
 # when it oversubscribes one node, so that a rank waiting in MPI hands the core to the peer it
 # waits for (OMPI_MCA_ variables reach spawned jobs too). At 8 hosts it took shrink on notice from
 # 408-517 ms to 94-104 ms (docs/runtime.md, "Rescale latency").
-mpirun_args() {
-  printf '%s\n' --prtemca plm_ssh_agent "$SELF agent" --prtemca oob_tcp_if_include "$NET.0/24" \
+mpirun_args() {  # mpirun_args [--no-agent]
+  [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "$SELF agent"
+  printf '%s\n' --prtemca oob_tcp_if_include "$NET.0/24" \
     --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca mpi_yield_when_idle 1
 }
 
@@ -178,7 +181,8 @@ case $cmd in
   pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
         k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
   agent) agent "$@" ;;
-  mpirun-args) mpirun_args ;;
+  mpirun-args) [ $# -eq 0 ] || [ "$1" = --no-agent ] || die "usage: box.sh mpirun-args [--no-agent]" 2
+    mpirun_args "$@" ;;
   hosts) for ((k = 0; k <= $(size); k++)); do echo "h$k"; done ;;
   check) check ;;
   slurm-up) [ $# -eq 0 ] || die "usage: box.sh slurm-up" 2; slurm_up ;;

@@ -16,14 +16,32 @@
 # and falls back to label mode (every rank on this host, node names as labels). If elasticd cannot
 # run at all, it says so and runs the allocator's trace replay instead (announced).
 #
+# `scripts/demo.sh --slurm`: the same jobs on a real Slurm instead of the trace (issue 11, docs/
+# slurm.md): `box.sh slurm-up` (slurmctld on h0, a slurmd on each of h1..h8); `elastic feed slurm`
+# holds every idle node with a preemptible holder job and writes the held nodes into the hostfile;
+# elasticd runs its processes inside the holders (`elastic up --slurm-steps`); meanwhile a window
+# of a real job log's main-queue jobs (scripts/main_queue.py: the CTC SP2 log, day 10, 150x) arrives
+# in Slurm's main partition, preempts holders and the jobs shrink off those nodes on notice. The
+# summary adds the main queue's side: jobs started, their waits, the idle node-seconds the elastic
+# jobs filled, and how many preempted holders the runtime released within their wait.
+#
 # Knobs (environment): ELASTIC_BUILD_DIR (default build/default, the "default" preset),
 # DEMO_STATE (state dir; default out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace
 # offset in s; 51743 = 14 h 22 min in, where the 8 busiest nodes churn between 2 and 8 idle),
 # DEMO_TRACE_WINDOW (3700 trace s), DEMO_SPEED (25 trace s per wall s, so the window lasts about
 # 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
-# DEMO_REFRESH (5 s).
+# DEMO_REFRESH (5 s); with --slurm: DEMO_MAIN_LOG (SWF), DEMO_MAIN_START (trace s, 864000 = day
+# 10), DEMO_MAIN_SPEED (150: 19 jobs of 1-6 nodes, offered load 0.41), DEMO_MAIN_MINUTES (3: how
+# long main jobs arrive; the summary waits for the window's end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SLURM_MODE=0
+case "${1:-}" in
+  --slurm) SLURM_MODE=1 ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  '') ;;
+  *) echo "demo.sh: unknown argument '$1' (scripts/demo.sh --help)" >&2; exit 2 ;;
+esac
 ROOT=$PWD
 say() { printf '[demo] %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
@@ -36,6 +54,10 @@ SPEED=${DEMO_SPEED:-25}
 TIMEOUT=${DEMO_TIMEOUT:-480}
 REFRESH=${DEMO_REFRESH:-5}
 JOBS=(fmnist-small fmnist-base fmnist-wide)
+MAIN_LOG=${DEMO_MAIN_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}
+MAIN_START=${DEMO_MAIN_START:-864000}
+MAIN_SPEED=${DEMO_MAIN_SPEED:-150}
+MAIN_MINUTES=${DEMO_MAIN_MINUTES:-3}
 T_START=$SECONDS
 
 # ---- 1. dependencies and build -----------------------------------------------------------------
@@ -67,8 +89,8 @@ build() {
   done
   wait $pid
 }
-say "building elastic, elasticd, fashion_mnist, elastic-alloc, elastic-replay"
-build elastic fashion_mnist elastic-alloc elastic-replay ||
+say "building elastic (with elastic-holder, elastic-slurm-agent), elasticd, fashion_mnist, elastic-alloc, elastic-replay"
+build elastic elastic-holder elastic-slurm-agent fashion_mnist elastic-alloc elastic-replay ||
   { grep -B2 -A12 -m1 'FAILED:' "$BUILD_LOG" >&2 || tail -30 "$BUILD_LOG" >&2; die "build failed"; }
 ELASTIC=$BUILD/runtime/control/elastic
 TRAINER=$BUILD/examples/02_fashion_mnist/fashion_mnist
@@ -111,6 +133,12 @@ else
   say "Falling back to LABEL MODE: every rank runs on this host, node names are only labels."
   say "=================================================================================="
 fi
+if [ "$SLURM_MODE" = 1 ]; then
+  [ "$MODE" = box ] || die "--slurm needs the cluster in a box (${BOX_WHY:-box.sh up failed}); run without it"
+  [ -r "$MAIN_LOG" ] || die "cannot read the main queue's job log DEMO_MAIN_LOG=$MAIN_LOG"
+  say "starting Slurm on the box (box.sh slurm-up: slurmctld on h0, slurmd on h1..h$NODES)"
+  "$BOX" slurm-up || die "box.sh slurm-up failed (Slurm's logs: see its message above)"
+fi
 S=${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$(dirname "$S")"
 mkdir -m 700 "$S" || die "cannot create the state dir $S (it must not exist yet)"
@@ -150,11 +178,12 @@ stop_daemon() {
   if [ "$MODE" = box ]; then "$BOX" kill-all; fi
   return 0
 }
-UP_PID= FEED_PID=
+UP_PID= FEED_PID= MAIN_PID=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   # set -e holds here too: a kill of a process that already ended must not end the cleanup.
+  [ -z "$MAIN_PID" ] || kill "$MAIN_PID" 2> /dev/null || true
   [ -z "$FEED_PID" ] || kill "$FEED_PID" 2> /dev/null || true
   [ -n "$UP_PID" ] && say "stopping elasticd"
   stop_daemon
@@ -178,7 +207,19 @@ if [ -n "${DEMO_DAEMON_WRAP:-}" ]; then  # e.g. "gdb -batch -ex run -ex bt --arg
   chmod +x "$ELASTICD_RUN"
 fi
 DAEMON_ARGS=(--daemon-arg=--ranks-per-node --daemon-arg 1 --daemon-arg=--grace-s --daemon-arg 10)
-if [ "$MODE" = box ]; then
+if [ "$SLURM_MODE" = 1 ]; then
+  SLURM_ENV=(/usr/bin/env SLURM_CONF="$("$BOX" slurm-conf)")
+  # Our processes on a node run as steps of its holder job (docs/slurm.md): --slurm-steps brings
+  # its own launch agent, so the box gives only its network settings.
+  : > "$HOSTS"
+  mapfile -t box_args < <("$BOX" mpirun-args --no-agent)
+  UP_CMD=("$BOX" exec h0 "${SLURM_ENV[@]}" "$ELASTIC" --state-dir "$S" up --hostfile "$HOSTS"
+          --slurm-steps --elasticd "$ELASTICD_RUN")
+  for a in "${box_args[@]}"; do UP_CMD+=("--mpi-arg=$a"); done
+  # A preempted holder waits a few seconds for its node's release: react to the notice at once.
+  UP_CMD+=("${DAEMON_ARGS[@]}" --daemon-arg=--debounce-s --daemon-arg 0.1)
+  WHERE="the box's Slurm nodes h1..h$NODES, inside their holder jobs (elasticd on h0)"
+elif [ "$MODE" = box ]; then
   : > "$HOSTS"
   mapfile -t box_args < <("$BOX" mpirun-args)
   UP_CMD=("$BOX" exec h0 "$ELASTIC" --state-dir "$S" up --hostfile "$HOSTS" --elasticd "$ELASTICD_RUN")
@@ -201,21 +242,41 @@ if ! start_daemon; then
 fi
 say "elasticd is up (pid $(daemon_pid))"
 
-say "replaying the Summit trace: $TRACE_WINDOW trace s from +$TRACE_START s at ${SPEED}x" \
-  "-> $(awk "BEGIN{print $TRACE_WINDOW/$SPEED}") wall s (log: $S/demo/feed.log)"
-"$ELASTIC" feed trace --trace "$TRACE" "${FEED_NODES[@]}" --start "$TRACE_START" \
-  --duration "$TRACE_WINDOW" --speed "$SPEED" --slots 1 --hostfile "$HOSTS" \
-  > "$S/demo/feed.log" 2>&1 &
-FEED_PID=$!
-for _ in $(seq 1 40); do grep -q '^\[' "$S/demo/feed.log" 2> /dev/null && break; sleep 0.25; done
-grep -q '^\[' "$S/demo/feed.log" || { cat "$S/demo/feed.log" >&2; die "elastic feed trace did not start"; }
-sed -n '1,/^\[/p' "$S/demo/feed.log" | sed 's/^/    /' >&2
+if [ "$SLURM_MODE" = 1 ]; then
+  say "elastic feed slurm on h0: a holder job on every idle node (log: $S/demo/feed.log)"
+  "$BOX" exec h0 "${SLURM_ENV[@]}" "$ELASTIC" --state-dir "$S" feed slurm --hostfile "$HOSTS" \
+    > "$S/demo/feed.log" 2>&1 &
+  FEED_PID=$!
+  for _ in $(seq 1 120); do [ "$(wc -l < "$HOSTS")" -ge "$NODES" ] && break; sleep 0.25; done
+  say "holders hold $(wc -l < "$HOSTS") of $NODES nodes"
+  # granted: what the feed last wrote
+  granted() { grep 'held node' "$S/demo/feed.log" | tail -n 1 | sed 's/^elastic feed slurm: //; s/ ->.*//'; }
+else
+  say "replaying the Summit trace: $TRACE_WINDOW trace s from +$TRACE_START s at ${SPEED}x" \
+    "-> $(awk "BEGIN{print $TRACE_WINDOW/$SPEED}") wall s (log: $S/demo/feed.log)"
+  "$ELASTIC" feed trace --trace "$TRACE" "${FEED_NODES[@]}" --start "$TRACE_START" \
+    --duration "$TRACE_WINDOW" --speed "$SPEED" --slots 1 --hostfile "$HOSTS" \
+    > "$S/demo/feed.log" 2>&1 &
+  FEED_PID=$!
+  for _ in $(seq 1 40); do grep -q '^\[' "$S/demo/feed.log" 2> /dev/null && break; sleep 0.25; done
+  grep -q '^\[' "$S/demo/feed.log" || { cat "$S/demo/feed.log" >&2; die "elastic feed trace did not start"; }
+  sed -n '1,/^\[/p' "$S/demo/feed.log" | sed 's/^/    /' >&2
+  granted() { grep '^\[' "$S/demo/feed.log" | tail -n 1 | sed 's/^\[ *\([0-9.]*\)s\] //'; }
+fi
 
 say "submitting ${JOBS[*]} (specs: scripts/demo/)"
 for j in "${JOBS[@]}"; do
   (cd "$WORK" && "$ELASTIC" --state-dir "$S" submit "$ROOT/scripts/demo/$j.toml" > /dev/null) ||
     die "submit $j failed"
 done
+if [ "$SLURM_MODE" = 1 ]; then
+  say "main queue: the jobs of $(basename "$MAIN_LOG") from trace s $MAIN_START at ${MAIN_SPEED}x" \
+    "arrive for $MAIN_MINUTES min in partition main (log: $S/demo/main_queue.log)"
+  python3 "$ROOT/scripts/main_queue.py" replay --log "$MAIN_LOG" --start "$MAIN_START" \
+    --speed "$MAIN_SPEED" --minutes "$MAIN_MINUTES" --nodes "$NODES" --out "$S/demo/main_queue" \
+    --label demo --status "$S/status.json" -- "$BOX" slurm > "$S/demo/main_queue.log" 2>&1 &
+  MAIN_PID=$!
+fi
 
 # ---- 3. watch ----------------------------------------------------------------------------------
 # status.json once a second, one line each, for inspection after the run.
@@ -229,8 +290,12 @@ while :; do
   { tr -d '\n' < "$S/status.json"; echo; } >> "$POLLS" 2> /dev/null || true
   if ((SECONDS >= next_show)); then
     next_show=$((SECONDS + REFRESH))
-    printf '\n--- t+%ds  granted: %s\n' $((SECONDS - T0)) \
-      "$(grep '^\[' "$S/demo/feed.log" | tail -n 1 | sed 's/^\[ *\([0-9.]*\)s\] //')"
+    printf '\n--- t+%ds  granted: %s\n' $((SECONDS - T0)) "$(granted)"
+    if [ "$SLURM_MODE" = 1 ]; then
+      printf 'main queue: %s\n' "$("$BOX" slurm squeue -h -p main -o '%T %D' 2> /dev/null |
+        awk '$1 == "RUNNING" {r++; n += $2} $1 == "PENDING" {p++}
+             END {printf "%d job(s) running on %d node(s), %d pending", r, n, p}')"
+    fi
     "$ELASTIC" --state-dir "$S" status 2>&1 || true
   fi
   [ "$(done_jobs)" -ge ${#JOBS[@]} ] && break
@@ -265,7 +330,17 @@ ranks_left() {
 }
 for _ in $(seq 1 60); do ranks_left || break; sleep 0.5; done
 rc=0
-python3 "$ROOT/scripts/demo/summary.py" "$S" "$NODES" "${JOBS[@]}" || rc=$?
+GRANTED_BY=("the trace")
+[ "$SLURM_MODE" = 0 ] || GRANTED_BY=("the holders")
+python3 "$ROOT/scripts/demo/summary.py" --granted-by "${GRANTED_BY[@]}" "$S" "$NODES" "${JOBS[@]}" || rc=$?
+if [ "$SLURM_MODE" = 1 ]; then
+  say "waiting for the main queue's window to end (at most $MAIN_MINUTES min after the submissions)"
+  wait "$MAIN_PID" || { rc=1; say "main_queue.py failed (see $S/demo/main_queue.log)"; }
+  MAIN_PID=
+  printf '\n=== the main queue (Slurm partition main)\n'
+  tail -n 1 "$S/demo/main_queue.log"
+  python3 "$ROOT/scripts/main_queue.py" holders "$S/slurm-holders" || true
+fi
 say "demo wall time: $((SECONDS - T_START)) s (jobs: $((SECONDS - T0)) s)"
 [ $rc -eq 0 ] || say "a job did not finish (see above and $S/jobs/*/stderr)"
 exit $rc

@@ -11,7 +11,8 @@ with no stalls, at the throughput curve elasticd learned for the job (its last `
 event: r(n) = r1 n / (1 + s (n - 1))), or at the job's declared [scaling] table when it has one.
 Exit status 1 when a job did not finish.
 
-Usage: summary.py STATE_DIR INITIAL_POOL JOB_ID...
+Usage: summary.py [--granted-by WHAT] STATE_DIR INITIAL_POOL JOB_ID...
+  (WHAT: who granted the pool, for the label; default "the trace")
 """
 import json
 import os
@@ -71,8 +72,12 @@ def amdahl_rate(r1, s, n):
 
 
 def main():
-    state, initial_pool = sys.argv[1], int(sys.argv[2])
-    ids = sys.argv[3:]
+    args = sys.argv[1:]
+    granted_by = "the trace"
+    if args[:1] == ["--granted-by"]:
+        granted_by, args = args[1], args[2:]
+    state, initial_pool = args[0], int(args[1])
+    ids = args[2:]
     events = load_lines(os.path.join(state, "events.jsonl"))
     specs = {r["job"]: r.get("spec", {}) for r in load_lines(os.path.join(state, "journal.jsonl"))
              if r.get("event") == "submitted"}
@@ -179,8 +184,8 @@ def main():
     granted = sum(dt * n for dt, n in segments(pool, t_begin, t_end))
     span = max(1e-9, t_end - t_begin)
     print("-" * 104)
-    print("granted by the trace: %6.0f node-s (%.1f of %d nodes on average)" %
-          (granted, granted / span, initial_pool))
+    print("%-22s%6.0f node-s (%.1f of %d nodes on average)" %
+          ("granted by %s:" % granted_by, granted, granted / span, initial_pool))
     print("used by the jobs:     %6.0f node-s -> utilisation %.0f%%" %
           (used, 100 * used / granted if granted > 0 else 0))
     if ideal_all > 0:

@@ -143,12 +143,9 @@ ancestry() {
 # steps_daemon: elasticd as `elastic up --slurm-steps` starts it (its --dry-run line: the agent,
 # --leave-session-attached, --ranks-ignore-sigterm), with the box's network settings.
 steps_daemon() {
-  local line a i net=()
-  # The box's network settings, not its launch agent (--prtemca plm_ssh_agent AGENT).
-  for ((i = 0; i < ${#BOX_MPIRUN_ARGS[@]}; i++)); do
-    if [ "${BOX_MPIRUN_ARGS[i + 1]:-}" = plm_ssh_agent ]; then i=$((i + 2)); continue; fi
-    net+=("--mpi-arg=${BOX_MPIRUN_ARGS[i]}")
-  done
+  local line a net=()
+  # The box's network settings, not its launch agent: --slurm-steps brings its own.
+  mapfile -t net < <("$BOX" mpirun-args --no-agent | sed 's/^/--mpi-arg=/')
   line=$("$ELASTIC" --state-dir "$S" up --hostfile "$H" --slurm-steps --mpirun "$MPIRUN" \
     --elasticd "$ELASTICD" "${net[@]}" --daemon-arg=--ranks-per-node --daemon-arg=1 \
     --daemon-arg=--grace-s --daemon-arg=20 --daemon-arg=--debounce-s --daemon-arg=0.1 --dry-run) ||
