@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string>
 
 #include "elastic/worker/run.h"
@@ -78,14 +77,6 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  // Everything that needs no peer comes before Session::init: a rank that joins a running job
-  // returns from init only when the job switches to the membership with it, and the job waits
-  // for whatever it does after that (docs/user_guide.md, "Before Session::init").
-  auto train = ex::load_idx(data_dir, "train");
-  auto test = ex::load_idx(data_dir, "t10k");
-  std::optional<ex::Mlp> mlp;
-  if (train.ok()) mlp.emplace(train->features, hidden, 10, seed);
-
   auto session_or = rt::Session::init(&argc, &argv);
   if (!session_or.ok()) {
     std::fprintf(stderr, "fashion_mnist: cannot join the job: %s\n",
@@ -97,10 +88,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fashion_mnist: %s\n", what.c_str());
     session.exit(code);
   };
-  // Reported after init, so that the runtime learns why the rank gave up.
+
+  auto train = ex::load_idx(data_dir, "train");
   if (!train.ok()) fail(2, train.status().ToString());
+  auto test = ex::load_idx(data_dir, "t10k");
   if (!test.ok()) fail(2, test.status().ToString());
-  ex::Mlp& model = *mlp;
+
+  ex::Mlp model(train->features, hidden, 10, seed);
   rt::Sampler sampler(train->count, batch, seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", model.params()),

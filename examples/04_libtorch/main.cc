@@ -97,23 +97,6 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  // Everything that needs no peer comes before Session::init: a rank that joins a running job
-  // returns from init only when the job switches to the membership with it, and the job waits
-  // for whatever it does after that (docs/user_guide.md, "Before Session::init").
-  ::torch::set_num_threads(threads);
-  auto train = ex::FashionMnist::load(data_dir, "train");
-  auto test = ex::FashionMnist::load(data_dir, "t10k");
-  ::torch::manual_seed(seed);  // the same on every rank; a joining rank gets rank 0's state anyway
-  ex::Cnn model(channels);
-  std::unique_ptr<::torch::optim::Optimizer> optimizer;
-  if (optimizer_name == "adam") {
-    optimizer = std::make_unique<::torch::optim::Adam>(model->parameters(),
-                                                       ::torch::optim::AdamOptions(lr));
-  } else {
-    optimizer = std::make_unique<::torch::optim::SGD>(
-        model->parameters(), ::torch::optim::SGDOptions(lr).momentum(momentum));
-  }
-
   auto session_or = rt::Session::init(&argc, &argv);
   if (!session_or.ok()) {
     std::fprintf(stderr, "libtorch_fashion_mnist: cannot join the job: %s\n",
@@ -125,9 +108,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "libtorch_fashion_mnist: %s\n", what.c_str());
     session.exit(code);
   };
-  // Reported after init, so that the runtime learns why the rank gave up.
+  ::torch::set_num_threads(threads);
+  auto train = ex::FashionMnist::load(data_dir, "train");
   if (!train.ok()) fail(2, train.status().ToString());
+  auto test = ex::FashionMnist::load(data_dir, "t10k");
   if (!test.ok()) fail(2, test.status().ToString());
+
+  ::torch::manual_seed(seed);  // the same on every rank; a joining rank gets rank 0's state anyway
+  ex::Cnn model(channels);
+  std::unique_ptr<::torch::optim::Optimizer> optimizer;
+  if (optimizer_name == "adam") {
+    optimizer = std::make_unique<::torch::optim::Adam>(model->parameters(),
+                                                       ::torch::optim::AdamOptions(lr));
+  } else {
+    optimizer = std::make_unique<::torch::optim::SGD>(
+        model->parameters(), ::torch::optim::SGDOptions(lr).momentum(momentum));
+  }
   rt::Sampler sampler(*train->size(), batch, seed, 0, 1);
   rt::State state;
   et::StateRegistration registration;
