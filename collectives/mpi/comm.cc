@@ -58,12 +58,12 @@ int Comm::size() const noexcept {
   return s;
 }
 
-absl::StatusOr<Comm> dup(MPI_Comm comm, Clock::time_point deadline) {
+absl::StatusOr<Comm> dup(MPI_Comm comm, Clock::time_point deadline, const WaitPace& pace) {
   MPI_Comm out = MPI_COMM_NULL;
   MPI_Request req = MPI_REQUEST_NULL;
   absl::Status st =
       mpi_status(MPI_Comm_idup(comm, &out, &req), "MPI_Comm_idup", __FILE__, __LINE__);
-  if (st.ok()) st = wait(req, deadline, "MPI_Comm_idup");
+  if (st.ok()) st = wait(req, deadline, "MPI_Comm_idup", pace);
   if (!st.ok()) {
     if (absl::IsDeadlineExceeded(st)) {
       MPIX_Comm_revoke(comm);  // release peers stuck in the same dup

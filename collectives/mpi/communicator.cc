@@ -23,11 +23,14 @@ absl::StatusOr<std::unique_ptr<Communicator>> MpiCommunicator::create(MPI_Comm c
                                                                       CreateOptions opts) {
   absl::StatusOr<Comm> dup_comm = dup(comm, Clock::now() + opts.timeout);
   if (!dup_comm.ok()) return dup_comm.status();
-  int rank = 0;
-  int size = 0;
-  ELASTIC_MPI_CHECK(MPI_Comm_rank(dup_comm->get(), &rank));
-  ELASTIC_MPI_CHECK(MPI_Comm_size(dup_comm->get(), &size));
-  return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(*dup_comm), rank, size));
+  return adopt(*std::move(dup_comm));
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::adopt(Comm own) {
+  MPI_Comm_set_errhandler(own.get(), MPI_ERRORS_RETURN);
+  const int rank = own.rank();
+  const int size = own.size();
+  return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(own), rank, size));
 }
 
 MpiCommunicator::MpiCommunicator(Comm comm, int rank, int size)

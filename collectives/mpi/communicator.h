@@ -21,6 +21,8 @@ class MpiCommunicator final : public Communicator {
  public:
   // COLLECTIVE over `comm` (see factory.h).
   static absl::StatusOr<std::unique_ptr<Communicator>> create(MPI_Comm comm, CreateOptions opts);
+  // Works on `own` itself (factory.h: a duplicate made for it).
+  static std::unique_ptr<Communicator> adopt(Comm own);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }

@@ -54,6 +54,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm,
   return absl::InvalidArgumentError("unknown collectives backend");
 }
 
+absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(Comm own, Backend backend,
+                                                                  CreateOptions opts) {
+  if (backend == Backend::kMpi) return mpi::MpiCommunicator::adopt(std::move(own));
+  return create_communicator(own.get(), backend, opts);
+}
+
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, MemoryKind kind,
                                                                   CreateOptions opts) {
   return create_communicator(comm, kind == MemoryKind::kDevice ? Backend::kNccl : Backend::kMpi,

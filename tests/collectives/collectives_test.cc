@@ -460,6 +460,27 @@ TEST(Factory, HostMemoryPicksMpi) {
   EXPECT_EQ(comm->size(), size);
 }
 
+// create_communicator over an owned duplicate (the run loop's, made by a grow before the switch):
+// the MPI backend works on that communicator itself, with its rank order, and reduces over it.
+TEST(Factory, MpiTakesOverAnOwnedDuplicate) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm reversed = MPI_COMM_NULL;  // rank order differs from the world's
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed), MPI_SUCCESS);
+  absl::StatusOr<Comm> own = dup(reversed, Clock::now() + std::chrono::seconds(60));
+  ASSERT_TRUE(own.ok()) << own.status();
+  MPI_Comm_free(&reversed);  // the duplicate lives on its own
+  auto comm = create_communicator(*std::move(own), Backend::kMpi);
+  ASSERT_TRUE(comm.ok()) << comm.status();
+  EXPECT_EQ((*comm)->backend_name(), "mpi");
+  EXPECT_EQ((*comm)->rank(), size - 1 - rank);
+  EXPECT_EQ((*comm)->size(), size);
+  float v = static_cast<float>(rank + 1);
+  ASSERT_TRUE((*comm)->allreduce(Tensor{&v, 1, DataType::kFloat32}, ReduceOp::kSum).ok());
+  EXPECT_EQ(v, static_cast<float>(size * (size + 1) / 2));
+}
+
 // shrink_communicator on host memory: the MPI backend builds the survivors' communicator (here
 // without the first rank) and aborts the old one; the survivors then reduce over themselves alone.
 TEST(Factory, ShrinkOnHostMemoryWithoutTheFirstRank) {

@@ -12,14 +12,15 @@
 
 namespace elastic::rt {
 
-template <typename T>
-void put(std::vector<std::byte>& out, const T& v) {
+template <typename T, typename A>
+void put(std::vector<std::byte, A>& out, const T& v) {
   static_assert(std::is_trivially_copyable_v<T>);
   const auto* p = reinterpret_cast<const std::byte*>(&v);
   out.insert(out.end(), p, p + sizeof(T));
 }
 
-inline void put_bytes(std::vector<std::byte>& out, const void* p, std::size_t n) {
+template <typename A>
+void put_bytes(std::vector<std::byte, A>& out, const void* p, std::size_t n) {
   const auto* b = static_cast<const std::byte*>(p);
   out.insert(out.end(), b, b + n);
 }

@@ -185,7 +185,7 @@ absl::Status State::sync(coll::Communicator& comm, int root, coll::CallOptions o
   for (std::size_t r = 0; r < held.size(); ++r) holders[r] = held[r] != 0.0f ? 1 : 0;
   last_sync_bytes_ = 0;
   if (std::find(holders.begin(), holders.end(), 0) == holders.end()) return restore();
-  std::vector<std::byte> incoming;
+  decltype(snapshot_) incoming;
   if (!holds) incoming.resize(header[2]);
   std::byte* buf = holds ? snapshot_.data() : incoming.data();
   if (absl::Status st = comm.spread(buf, header[2], holders, opts); !st.ok()) return st;

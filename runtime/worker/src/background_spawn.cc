@@ -49,7 +49,7 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
       std::lock_guard<std::mutex> lock(*mu);
       *current = on;
     }
-    if (absl::Status st = proto::make_compute(out.job.get(), out.compute, true, deadline);
+    if (absl::Status st = proto::make_compute(out.job.get(), out.compute, &out.duplicate, deadline);
         !st.ok()) {
       out.job.revoke();
       out.compute.reset();

@@ -142,7 +142,7 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point d
   return peers;
 }
 
-absl::Status make_compute(MPI_Comm job, coll::Comm& compute, bool warm,
+absl::Status make_compute(MPI_Comm job, coll::Comm& compute, coll::Comm* duplicate,
                           Clock::time_point deadline) {
   MPI_Group all = MPI_GROUP_NULL;
   MPI_Group ranks = MPI_GROUP_NULL;
@@ -155,17 +155,12 @@ absl::Status make_compute(MPI_Comm job, coll::Comm& compute, bool warm,
   if (rc != MPI_SUCCESS)
     return coll::mpi_status(rc, "MPI_Comm_create_group(C)", __FILE__, __LINE__);
   MPI_Comm_set_errhandler(compute.get(), MPI_ERRORS_RETURN);
-  if (!warm) return absl::OkStatus();
-  MPI_Request req = MPI_REQUEST_NULL;
-  if (rc = MPI_Ibarrier(compute.get(), &req); rc != MPI_SUCCESS) {
-    return coll::mpi_status(rc, "MPI_Ibarrier(C)", __FILE__, __LINE__);
-  }
-  absl::Status st = coll::wait(req, deadline, "MPI_Ibarrier(C)", coll::kControlPace);
-  if (!st.ok()) {
-    compute.revoke();  // completes the barrier on the others too
-    coll::drain(req);
-  }
-  return st;
+  if (duplicate == nullptr) return absl::OkStatus();
+  // A timeout revokes C, so that the others leave the dup too.
+  absl::StatusOr<coll::Comm> d = coll::dup(compute.get(), deadline, coll::kControlPace);
+  if (!d.ok()) return d.status();
+  *duplicate = *std::move(d);
+  return absl::OkStatus();
 }
 
 }  // namespace elastic::rt::proto

@@ -29,6 +29,7 @@ class SessionMembership final : public Membership {
   absl::StatusOr<Event> step_boundary(bool done) override { return s_.step_boundary(done); }
   absl::StatusOr<Event> recover() override { return s_.recover(); }
   void report(std::int64_t samples) override { s_.report(samples); }
+  coll::Comm take_duplicate() override { return s_.take_duplicate(); }
 
  private:
   Session& s_;
@@ -75,8 +76,10 @@ class Loop {
 // 4 re-partition the sampler, 5 on_reset. See run.h.
 absl::Status Loop::form(ResetReason reason) {
   if (comm_) comm_.reset();
+  coll::Comm duplicate = m_.take_duplicate();  // made by a grow before the switch
   absl::StatusOr<std::unique_ptr<coll::Communicator>> c =
-      coll::create_communicator(m_.comm(), coll::Backend::kMpi, opts_.create);
+      duplicate ? coll::create_communicator(std::move(duplicate), coll::Backend::kMpi, opts_.create)
+                : coll::create_communicator(m_.comm(), coll::Backend::kMpi, opts_.create);
   if (!c.ok()) return c.status();
   comm_ = std::move(*c);
   if (reason == ResetReason::kStart && !opts_.checkpoint_path.empty()) {

@@ -128,7 +128,8 @@ absl::StatusOr<Event> Session::join_spawns() {
       revoke_all();
       return st;
     }
-  } else if (absl::Status st = proto::make_compute(job_.get(), prepared_compute_, true, deadline);
+  } else if (absl::Status st =
+                 proto::make_compute(job_.get(), prepared_compute_, &prepared_duplicate_, deadline);
              !st.ok()) {  // the last node of a series: C with the ranks whose part is over too
     revoke_all();
     return membership_error(st);
@@ -198,14 +199,16 @@ absl::StatusOr<Event> Session::follow() {
         MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
         job_ = std::move(next);
         prepared_compute_.reset();  // built for the J before the split
+        prepared_duplicate_.reset();
         changed = true;
         break;
       }
       case proto::Directive::kResume: {
         const bool grown = !compute_ || compute_.size() != job_.size() - 1;
+        duplicate_ = std::move(prepared_duplicate_);
         if (prepared_compute_) {
-          compute_ = std::move(prepared_compute_);  // built and warmed by the grow (join_spawns)
-        } else if (absl::Status st = proto::make_compute(job_.get(), compute_, false, deadline);
+          compute_ = std::move(prepared_compute_);  // built by the grow (join_spawns)
+        } else if (absl::Status st = proto::make_compute(job_.get(), compute_, nullptr, deadline);
                    !st.ok()) {
           return broken(st);
         }
@@ -259,6 +262,7 @@ absl::Status Session::settle_spawn() {
   if (out.job) {
     next_job_ = std::move(out.job);
     next_compute_ = std::move(out.compute);
+    next_duplicate_ = std::move(out.duplicate);
   }
   if (absl::IsUnavailable(out.error)) {
     // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
@@ -274,6 +278,7 @@ absl::Status Session::adopt_spawn() {
   if (next_job_) {
     job_ = std::move(next_job_);
     prepared_compute_ = std::move(next_compute_);
+    prepared_duplicate_ = std::move(next_duplicate_);
   }
   return st;
 }
@@ -370,6 +375,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
 
 absl::StatusOr<Event> Session::recover() {
   revoke_all();
+  duplicate_.reset();  // of the C being repaired
   if (!job_) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(compute_, options_.repair);
     if (!fixed.ok()) return fixed.status();
@@ -380,6 +386,7 @@ absl::StatusOr<Event> Session::recover() {
   // once its communicator is revoked).
   (void)adopt_spawn();
   prepared_compute_.reset();  // the repair replaces J
+  prepared_duplicate_.reset();
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();

@@ -57,6 +57,7 @@ class Comm {
 // COLLECTIVE over `comm`, bounded: MPI_Comm_idup and a wait; the copy returns errors
 // (MPI_ERRORS_RETURN). A timeout revokes `comm` so that peers stuck in the same dup return;
 // Aborted when a process of `comm` failed meanwhile.
-absl::StatusOr<Comm> dup(MPI_Comm comm, Clock::time_point deadline);
+absl::StatusOr<Comm> dup(MPI_Comm comm, Clock::time_point deadline,
+                         const WaitPace& pace = kCollectivePace);
 
 }  // namespace elastic::coll

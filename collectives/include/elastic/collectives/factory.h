@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "elastic/collectives/comm.h"
 #include "elastic/collectives/communicator.h"
 
 namespace elastic::coll {
@@ -51,6 +52,11 @@ bool backend_available(Backend b);
 // FailedPrecondition (shared or unusable GPU, on every rank), DeadlineExceeded, Aborted (a peer
 // failed).
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, Backend backend,
+                                                                  CreateOptions opts = {});
+// Same, over `own`: a duplicate the caller made for this Communicator and uses for nothing else.
+// The MPI backend takes it over instead of duplicating it again (one context-id agreement less
+// at a membership change); NCCL builds from it as above and frees it.
+absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(Comm own, Backend backend,
                                                                   CreateOptions opts = {});
 // Same, with the backend that fits buffers of `kind` (kHost -> kMpi, kDevice -> kNccl).
 absl::StatusOr<std::unique_ptr<Communicator>> create_communicator(MPI_Comm comm, MemoryKind kind,

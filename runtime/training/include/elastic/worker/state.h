@@ -35,6 +35,7 @@
 #include "absl/status/status.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/worker/checkpointable.h"
+#include "elastic/worker/huge_page_allocator.h"
 
 namespace elastic::rt {
 
@@ -96,7 +97,8 @@ class State {
 
   StateOptions opts_;
   std::vector<Entry> entries_;
-  std::vector<std::byte> snapshot_;  // committed: a serialised copy of every entry
+  // Committed: a serialised copy of every entry (huge pages: see huge_page_allocator.h).
+  std::vector<std::byte, HugePageAllocator<std::byte>> snapshot_;
   std::uint64_t commits_ = 0;
   std::size_t last_sync_bytes_ = 0;
   std::uint64_t commits_since_checkpoint_ = 0;

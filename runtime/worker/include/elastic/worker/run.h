@@ -135,6 +135,9 @@ class Membership {
   virtual absl::StatusOr<Event> step_boundary(bool done) = 0;
   virtual absl::StatusOr<Event> recover() = 0;
   virtual void report(std::int64_t samples) = 0;
+  // A duplicate of comm() made ahead of time for the run loop's communicator, or a null Comm
+  // (then the loop duplicates comm() itself).
+  virtual coll::Comm take_duplicate() { return coll::Comm(); }
 };
 
 // COLLECTIVE over the membership; blocking (see the header comment for every bound). Registers

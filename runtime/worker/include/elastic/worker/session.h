@@ -57,6 +57,10 @@ class Session {
   int rank() const { return compute_.rank(); }
   int size() const { return compute_.size(); }
   bool under_runtime() const { return static_cast<bool>(job_); }
+  // LOCAL. A duplicate of comm() that the last grow made before the switch (ready for a
+  // library's private communicator, e.g. the run loop's: coll::create_communicator(Comm, ...)),
+  // or a null Comm when there is none; it is handed out once per membership.
+  coll::Comm take_duplicate() { return std::move(duplicate_); }
   int generation() const { return generation_; }
   // Under elasticd: where this job's durable checkpoint lives (ELASTIC_CHECKPOINT, a file in the
   // job's folder of the state dir), so that a restarted job finds it. Empty standalone.
@@ -99,8 +103,11 @@ class Session {
   SessionOptions options_;
   coll::Comm job_;       // J: controller + ranks (null when standalone)
   coll::Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
-  coll::Comm next_compute_;      // its C, built and warmed by the spawn (SpawnOutcome::compute)
-  coll::Comm prepared_compute_;  // C of job_ prepared by a grow, taken at kResume
+  coll::Comm next_compute_;        // its C, built by the spawn (SpawnOutcome::compute) ...
+  coll::Comm next_duplicate_;      // ... with a duplicate of it
+  coll::Comm prepared_compute_;    // C of job_ prepared by a grow, taken at kResume ...
+  coll::Comm prepared_duplicate_;  // ... with its duplicate
+  coll::Comm duplicate_;           // a duplicate of compute_ for take_duplicate(), or null
   std::unique_ptr<BackgroundSpawn> spawn_;
   bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;

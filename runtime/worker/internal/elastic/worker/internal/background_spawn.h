@@ -15,17 +15,18 @@ namespace elastic::rt {
 
 // What a rank's part in a series of spawns left: the newest J it belongs to (null when the first
 // spawn failed), the first error (OK when every spawn succeeded) and, when all succeeded, that
-// J's C, already used once (proto::make_compute with warm-up), for the switch to take.
+// J's C and a duplicate of it (proto::make_compute), for the switch to take.
 struct SpawnOutcome {
   coll::Comm job;
   absl::Status error;
   coll::Comm compute;
+  coll::Comm duplicate;
 };
 
 // COLLECTIVE over `job` and, in turn, each J it yields: takes a non-root part in `count`
 // consecutive MPI_Comm_spawn calls rooted at the controller (J rank 0), merging with each node's
 // new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
-// where MPI allows; then, when every spawn succeeded, builds and warms the new J's C with the
+// where MPI allows; then, when every spawn succeeded, builds the new J's C and its duplicate with the
 // other ranks (the controller takes no part). `current` (if not null) is set, under `mu`, to the communicator each spawn runs
 // on, so that another thread can revoke it. Errors (membership_error.h): Unavailable (the spawn
 // was refused: J is intact), Aborted (a process failed, J was revoked, the merge or connect_all

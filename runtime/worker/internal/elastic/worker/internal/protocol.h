@@ -32,8 +32,9 @@
 //      this series still to come (kTagSpawns), which they take part in from Session::init. A
 //      start spawns its first node from the controller alone and goes on the same way.
 //      After the last spawn of the series every rank (not the controller) builds the newest J's C
-//      and runs one barrier on it (make_compute below: the first operation on a new C is slow),
-//      old ranks still in the helper thread, new ones from Session::init.
+//      and a duplicate of it (make_compute below: the first operation on a new C is slow, and the
+//      run loop takes the duplicate), old ranks still in the helper thread, new ones from
+//      Session::init.
 //   3. The ranks count, in the boundary allreduce, those whose part is over; when all are, they
 //      switch to the newest J and enter follow(), where the controller's kResume awaits them and
 //      they take the C prepared in step 2 instead of building one.
@@ -141,11 +142,13 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm,
                                               std::chrono::steady_clock::time_point deadline);
 
 // COLLECTIVE over the ranks of J (not the controller), blocking: C = J without the controller
-// (J rank 0), in J order, by MPI_Comm_create_group. With `warm`, also one barrier on C, bounded
-// by `deadline`: the first operation on a new C costs 90-110 ms at 8 hosts on the box whatever it
-// is, so a grow pays it in its helper thread before the switch (session.h, prepared C). Errors:
-// Aborted (a process failed), DeadlineExceeded, Internal.
-absl::Status make_compute(MPI_Comm job, coll::Comm& compute, bool warm,
+// (J rank 0), in J order, by MPI_Comm_create_group. With `duplicate`, also MPI_Comm_idup of C
+// into it, bounded by `deadline`: a grow does this in its helper thread before the switch
+// (session.h, prepared C), because the first operation on a new C cost 90-110 ms at 8 hosts on
+// the box whatever it was, and the run loop's private communicator (Session::take_duplicate)
+// then needs no dup at the switch (10-18 ms there). Errors: Aborted (a process failed),
+// DeadlineExceeded, Internal.
+absl::Status make_compute(MPI_Comm job, coll::Comm& compute, coll::Comm* duplicate,
                           std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
