@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/collectives/spread_plan.h"
 #include "mpi/allreduce_ordered.h"
 #include "mpi/reduce_ops.h"
-#include "src/spread_plan.h"
 
 namespace elastic::coll::mpi {
 namespace {

@@ -1,7 +1,7 @@
 // The MPI backend: collectives on host memory over a private duplicate of the job communicator,
 // as non-blocking requests tested against a deadline: allreduce is our own rank-ordered
 // reduce-scatter + allgather on MPI_Isend/Irecv (allreduce_ordered.h), broadcast and barrier are
-// MPI_Ibcast / MPI_Ibarrier, spread is rounds of MPI_Isend/Irecv pairs (src/spread_plan.h).
+// MPI_Ibcast / MPI_Ibarrier, spread is rounds of MPI_Isend/Irecv pairs (spread_plan.h).
 #pragma once
 
 #include <mpi.h>

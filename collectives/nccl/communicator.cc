@@ -13,9 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/collectives/spread_plan.h"
 #include "nccl/check.h"
 #include "nccl/version.h"
-#include "src/spread_plan.h"
 
 namespace elastic::coll::nccl {
 namespace {

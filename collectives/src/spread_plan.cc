@@ -1,5 +1,5 @@
 // Rounds of Communicator::spread (spread_plan.h).
-#include "src/spread_plan.h"
+#include "elastic/collectives/spread_plan.h"
 
 #include <algorithm>
 

@@ -23,8 +23,8 @@
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/fusion.h"
 #include "elastic/collectives/half.h"
+#include "elastic/collectives/spread_plan.h"
 #include "mpi_gtest_main.h"
-#include "src/spread_plan.h"
 
 namespace elastic::coll {
 namespace {

@@ -10,7 +10,7 @@
 
 namespace elastic::rt {
 
-SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
+SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
                                  std::chrono::steady_clock::time_point deadline, MPI_Comm* current,
                                  std::mutex* mu) {
   SpawnOutcome out;
@@ -49,10 +49,19 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
       std::lock_guard<std::mutex> lock(*mu);
       *current = on;
     }
-    if (absl::Status st = proto::make_compute(out.job.get(), out.compute, &out.duplicate, deadline);
-        !st.ok()) {
+    absl::Status st = proto::make_compute(out.job.get(), out.compute, &out.duplicate, deadline);
+    if (st.ok()) {
+      if (current != nullptr) {
+        std::lock_guard<std::mutex> lock(*mu);
+        *current = out.compute.get();
+      }
+      st = proto::warm_up(out.compute.get(), warm, deadline);
+    }
+    if (!st.ok()) {
       out.job.revoke();
+      out.compute.revoke();
       out.compute.reset();
+      out.duplicate.reset();
       out.error = membership_error(st);
     }
   }
@@ -70,16 +79,16 @@ BackgroundSpawn::~BackgroundSpawn() {
   }
 }
 
-void BackgroundSpawn::start(MPI_Comm job, int count, bool threaded,
+void BackgroundSpawn::start(MPI_Comm job, int count, proto::WarmUp warm, bool threaded,
                             std::chrono::steady_clock::time_point deadline) {
   if (threaded) {
-    result_ = std::async(std::launch::async, [this, job, count, deadline] {
-      return take_part_in_spawns(job, count, deadline, &current_, &mu_);
+    result_ = std::async(std::launch::async, [this, job, count, warm, deadline] {
+      return take_part_in_spawns(job, count, warm, deadline, &current_, &mu_);
     });
     return;
   }
   std::promise<SpawnOutcome> done;
-  done.set_value(take_part_in_spawns(job, count, deadline));
+  done.set_value(take_part_in_spawns(job, count, warm, deadline));
   result_ = done.get_future();
 }
 

@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/collectives/spread_plan.h"
+#include "elastic/worker/huge_page_allocator.h"
 
 namespace elastic::rt::proto {
 
@@ -160,6 +162,53 @@ absl::Status make_compute(MPI_Comm job, coll::Comm& compute, coll::Comm* duplica
   absl::StatusOr<coll::Comm> d = coll::dup(compute.get(), deadline, coll::kControlPace);
   if (!d.ok()) return d.status();
   *duplicate = *std::move(d);
+  return absl::OkStatus();
+}
+
+absl::Status warm_up(MPI_Comm compute, WarmUp me, Clock::time_point deadline) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(compute, &rank);
+  MPI_Comm_size(compute, &size);
+  // Each rank's offer: 0 = lacks the state, else its size + 1.
+  const std::uint64_t mine = me.holds ? me.bytes + 1 : 0;
+  std::vector<std::uint64_t> offers(static_cast<std::size_t>(size));
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (const int rc =
+          MPI_Iallgather(&mine, 1, MPI_UINT64_T, offers.data(), 1, MPI_UINT64_T, compute, &req);
+      rc != MPI_SUCCESS) {
+    return coll::mpi_status(rc, "MPI_Iallgather(warm-up)", __FILE__, __LINE__);
+  }
+  if (absl::Status st = coll::wait(req, deadline, "warm-up offers", coll::kControlPace); !st.ok()) {
+    return st;
+  }
+  std::vector<std::uint8_t> holds(offers.size());
+  std::uint64_t bytes = 0;
+  for (std::size_t r = 0; r < offers.size(); ++r) {
+    holds[r] = offers[r] != 0 ? 1 : 0;
+    if (offers[r] != 0) bytes = std::max(bytes, offers[r] - 1);
+  }
+  bytes = std::min(bytes, kWarmUpMaxBytes);
+  if (bytes == 0) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::vector<coll::Transfer>>> plan = coll::spread_plan(holds, size);
+  if (!plan.ok()) return absl::OkStatus();  // no holder: nothing to warm
+  std::vector<std::byte, HugePageAllocator<std::byte>> buf;
+  for (const std::vector<coll::Transfer>& round : *plan) {
+    const auto t = std::find_if(round.begin(), round.end(), [rank](const coll::Transfer& x) {
+      return x.from == rank || x.to == rank;
+    });
+    if (t == round.end()) continue;
+    buf.resize(bytes);
+    const int n = static_cast<int>(bytes);
+    const int rc = t->to == rank
+                       ? MPI_Irecv(buf.data(), n, MPI_BYTE, t->from, kTagWarmUp, compute, &req)
+                       : MPI_Isend(buf.data(), n, MPI_BYTE, t->to, kTagWarmUp, compute, &req);
+    if (rc != MPI_SUCCESS) return coll::mpi_status(rc, "warm-up transfer", __FILE__, __LINE__);
+    if (absl::Status st = coll::wait(req, deadline, "warm-up transfer", coll::kControlPace);
+        !st.ok()) {
+      return st;
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -30,6 +30,7 @@ class SessionMembership final : public Membership {
   absl::StatusOr<Event> recover() override { return s_.recover(); }
   void report(std::int64_t samples) override { s_.report(samples); }
   coll::Comm take_duplicate() override { return s_.take_duplicate(); }
+  void set_state_bytes(std::uint64_t bytes) override { s_.set_state_bytes(bytes); }
 
  private:
   Session& s_;
@@ -114,6 +115,7 @@ absl::Status Loop::form(ResetReason reason) {
 
 absl::Status Loop::commit() {
   if (absl::Status st = state_.commit(); !st.ok()) return st;
+  m_.set_state_bytes(state_.snapshot_bytes());
   ++commits_since_checkpoint_;
   if (opts_.checkpoint_path.empty() || comm_->rank() != 0) return absl::OkStatus();
   const bool by_count = opts_.checkpoint_every_commits > 0 &&

@@ -123,16 +123,20 @@ absl::StatusOr<Event> Session::join_spawns() {
     return absl::AbortedError(absl::StrCat("invalid spawn count ", more, " from the controller"));
   }
   if (more > 0) {
-    spawn_->start(job_.get(), more, /*threaded=*/false, deadline);
+    spawn_->start(job_.get(), more, proto::WarmUp{}, /*threaded=*/false, deadline);
     if (absl::Status st = adopt_spawn(); !st.ok()) {
       revoke_all();
       return st;
     }
-  } else if (absl::Status st =
-                 proto::make_compute(job_.get(), prepared_compute_, &prepared_duplicate_, deadline);
-             !st.ok()) {  // the last node of a series: C with the ranks whose part is over too
-    revoke_all();
-    return membership_error(st);
+  } else {  // the last node of a series: C with the ranks whose part is over too
+    absl::Status st =
+        proto::make_compute(job_.get(), prepared_compute_, &prepared_duplicate_, deadline);
+    if (st.ok()) st = proto::warm_up(prepared_compute_.get(), proto::WarmUp{}, deadline);
+    if (!st.ok()) {
+      prepared_compute_.revoke();
+      revoke_all();
+      return membership_error(st);
+    }
   }
   return follow();
 }
@@ -348,7 +352,8 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
       ELASTIC_MPI_CHECK(MPI_Send(&count, 1, MPI_INT, 0, proto::kTagSpawns, job_.get()));
     }
     grow_overlap_steps_ = 0;
-    spawn_->start(job_.get(), count, threaded_, Clock::now() + options_.directive_timeout);
+    spawn_->start(job_.get(), count, proto::WarmUp{.holds = true, .bytes = state_bytes_}, threaded_,
+                  Clock::now() + options_.directive_timeout);
   }
   const bool grown = buf[kReady] == static_cast<double>(compute_.size());
   if (buf[kOrder] == 0 && !finishing && !grown) {

@@ -10,20 +10,68 @@
 //   pitfall_probe idup N          under mpirun -n K: the last rank SIGKILLs itself, the others
 //                                 call MPI_Comm_idup on a duplicate of the world N times (each
 //                                 fails), print "idup I rc RC" and "rank R finalized"
+//   pitfall_probe accept-race     under mpirun -n 2 (MPI_THREAD_MULTIPLE): rank 1 sends to rank 0
+//                                 while a thread of its own polls; rank 0 sends to rank 1 300 ms
+//                                 later; each then receives; prints "accept-race rank R rc RC got
+//                                 V" (pitfalls.sh H preloads tcp_add_procs_delay.so into rank 1)
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+
+namespace {
+
+// Rank 1's first send to rank 0 creates its TCP endpoint for rank 0 (Open MPI adds peers on first
+// use), while its poller thread runs MPI progress; rank 0's connection arrives in that window.
+int accept_race() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::atomic<bool> stop{false};
+  std::thread poller;
+  if (rank == 1) {
+    poller = std::thread([&stop] {
+      while (!stop) {
+        int flag = 0;
+        MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+      }
+    });
+  }
+  if (rank == 0) usleep(300000);
+  const int peer = 1 - rank;
+  int mine = 100 + rank;
+  int theirs = -1;
+  alarm(30);
+  int rc = MPI_Send(&mine, 1, MPI_INT, peer, 1, MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Recv(&theirs, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  stop = true;
+  if (poller.joinable()) poller.join();
+  std::printf("accept-race rank %d rc %d got %d\n", rank, rc, theirs);
+  std::fflush(stdout);
+  alarm(15);
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const std::string what = argc > 1 ? argv[1] : "";
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, what == "accept-race" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                  &provided);
+  if (what == "accept-race") return accept_race();
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
-  const std::string what = argc > 1 ? argv[1] : "";
   if (parent != MPI_COMM_NULL) {
     MPI_Comm merged = MPI_COMM_NULL;
     MPI_Intercomm_merge(parent, 1, &merged);

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Usage: pitfalls.sh MPI_BIN SRC_DIR PROBE. Asserts the Open MPI 5.0.7 behaviours the runtime is built
-# around, so that a fixed (or regressed) Open MPI shows up here. docs/runtime.md "Known limitations".
+# Usage: pitfalls.sh MPI_BIN SRC_DIR PROBE DELAY_LIB. Asserts the Open MPI 5.0.7 behaviours the
+# runtime is built around, so that a fixed (or regressed) Open MPI shows up here. docs/runtime.md "Known limitations".
 set -u
-bin=$1; src=$2; probe=$3
+bin=$1; src=$2; probe=$3; delay=$4  # DELAY_LIB: tcp_add_procs_delay.so (test H)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 fails=0
@@ -71,7 +71,9 @@ box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
     "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2 > "$tmp/out" 2>&1
   "$BOX" kill-all
 }
-if "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}"; then
+box=no
+"$BOX" check && "$BOX" up "${BOX_HOSTS:-8}" && box=yes
+if [ $box = yes ]; then
   box_spawns "$bin"
   check "five cross-host spawns onto h1 h2 h3 h1 h2 all work (our PRRTE patch)" \
     '[ "$(grep -c "^spawn h[123]:2 ok" $tmp/out)" = 5 ]'
@@ -108,5 +110,37 @@ if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
   idup "$ELASTIC_STOCK_MPI_HOME"
   echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, G: $(grep -c finalized $tmp/out) of 2" \
     "survivors finalized, $(grep -c 'invalid pointer' $tmp/out) free() aborts"
+fi
+# H: a connection accepted while the TCP BTL is still creating that peer's endpoints.
+# mca_btl_tcp_proc_create publishes a new peer before mca_btl_tcp_add_procs inserts its endpoints
+# (under the peer's own lock, taken after the component's); a thread of the same process that
+# accepts a connection from that peer in between finds no endpoint and closes it ("dropped inbound
+# connection ... Known IPs of peer (0): NONE"), and the peer's send fails. A grow hits it: the
+# helper thread adds the new ranks while the training thread drives progress (1 of 9 benchmark
+# rounds at 4 hosts x 2 ranks, 2026-11-27). tcp_add_procs_delay.so holds that window open for 1 s
+# in rank 1 (rank 0 on h1, rank 1 on h2, over TCP); the project's build
+# (scripts/openmpi/0011-*.patch) must deliver both messages and drop nothing.
+race() {  # race MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
+  "$BOX" kill-all
+  mapfile -t boxargs < <("$BOX" mpirun-args)
+  timeout 90 "$BOX" exec h0 "$1/bin/mpirun" "${boxargs[@]}" --bind-to none \
+    --host h1 -n 1 env LD_LIBRARY_PATH="$1/lib" "$probe" accept-race : \
+    --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$delay" "$probe" accept-race \
+    > "$tmp/out" 2>&1
+  "$BOX" kill-all
+}
+if [ $box = yes ]; then
+  race "$bin/.."
+  check "the injector held rank 1's endpoints back" 'grep -q "^tcp_add_procs_delay: peer vpid 0" $tmp/out'
+  check "a connection accepted during add_procs is kept (our TCP BTL patch)" \
+    '[ "$(grep -c "^accept-race rank [01] rc 0 got 10[01]" $tmp/out)" = 2 ] && ! grep -q "dropped inbound" $tmp/out'
+  grep -q "^accept-race rank 1 rc 0" "$tmp/out" || tail -30 "$tmp/out"
+  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+    race "$ELASTIC_STOCK_MPI_HOME"
+    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, H: $(grep -c 'rc 0 got' $tmp/out) of 2" \
+      "ranks exchanged; $(grep -c 'dropped inbound' $tmp/out) dropped connections"
+  fi
+else
+  echo "skipped: H (no cluster in a box on this machine)"
 fi
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }

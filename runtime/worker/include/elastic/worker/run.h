@@ -138,6 +138,8 @@ class Membership {
   // A duplicate of comm() made ahead of time for the run loop's communicator, or a null Comm
   // (then the loop duplicates comm() itself).
   virtual coll::Comm take_duplicate() { return coll::Comm(); }
+  // The state's size after each commit (Session::set_state_bytes); ignored by default.
+  virtual void set_state_bytes(std::uint64_t /*bytes*/) {}
 };
 
 // COLLECTIVE over the membership; blocking (see the header comment for every bound). Registers

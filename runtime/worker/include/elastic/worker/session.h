@@ -68,6 +68,11 @@ class Session {
 
   // LOCAL. The one-line change: samples this rank processed since the last call.
   void report(std::int64_t samples) { pending_samples_ += samples; }
+  // LOCAL. The size of the state a new rank receives when it joins (State::snapshot_bytes(); the
+  // run loop sets it at every commit). A grow sends that much (at most 16 MB) from each old rank
+  // to the new rank it will serve before the switch, so that the state sync after the switch
+  // runs on connections past TCP's slow start; 0 (the default): no warm-up.
+  void set_state_bytes(std::uint64_t bytes) { state_bytes_ = bytes; }
   // Samples of all ranks summed, as of the last step boundary.
   std::int64_t samples_total() const { return samples_total_; }
   // Steps this rank took while the last grow's new processes were starting (their spawns run
@@ -113,6 +118,7 @@ class Session {
   std::filesystem::path checkpoint_path_;
   coll::Comm compute_;  // C
   int generation_ = 0;
+  std::uint64_t state_bytes_ = 0;
   std::int64_t pending_samples_ = 0;
   std::int64_t samples_total_ = 0;
   std::int64_t steps_ = 0;

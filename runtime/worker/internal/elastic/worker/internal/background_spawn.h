@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "elastic/collectives/comm.h"
+#include "elastic/worker/internal/protocol.h"
 
 namespace elastic::rt {
 
@@ -26,12 +27,13 @@ struct SpawnOutcome {
 // COLLECTIVE over `job` and, in turn, each J it yields: takes a non-root part in `count`
 // consecutive MPI_Comm_spawn calls rooted at the controller (J rank 0), merging with each node's
 // new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
-// where MPI allows; then, when every spawn succeeded, builds the new J's C and its duplicate with the
-// other ranks (the controller takes no part). `current` (if not null) is set, under `mu`, to the communicator each spawn runs
-// on, so that another thread can revoke it. Errors (membership_error.h): Unavailable (the spawn
+// where MPI allows; then, when every spawn succeeded, builds the new J's C and its duplicate with
+// the other ranks (the controller takes no part) and warms C's connections (proto::warm_up, with
+// `warm`). `current` (if not null) is set, under `mu`, to the communicator each step runs on, so
+// that another thread can revoke it. Errors (membership_error.h): Unavailable (the spawn
 // was refused: J is intact), Aborted (a process failed, J was revoked, the merge or connect_all
 // failed), DeadlineExceeded.
-SpawnOutcome take_part_in_spawns(MPI_Comm job, int count,
+SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
                                  std::chrono::steady_clock::time_point deadline,
                                  MPI_Comm* current = nullptr, std::mutex* mu = nullptr);
 
@@ -44,7 +46,7 @@ class BackgroundSpawn {
   ~BackgroundSpawn();
 
   // Starts a part in `count` spawns onto `job`, which must stay valid until take() returns.
-  void start(MPI_Comm job, int count, bool threaded,
+  void start(MPI_Comm job, int count, proto::WarmUp warm, bool threaded,
              std::chrono::steady_clock::time_point deadline);
   bool active() const { return result_.valid(); }
   // LOCAL, never blocks: whether take() would return at once.

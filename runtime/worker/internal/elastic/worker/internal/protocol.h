@@ -33,8 +33,8 @@
 //      start spawns its first node from the controller alone and goes on the same way.
 //      After the last spawn of the series every rank (not the controller) builds the newest J's C
 //      and a duplicate of it (make_compute below: the first operation on a new C is slow, and the
-//      run loop takes the duplicate), old ranks still in the helper thread, new ones from
-//      Session::init.
+//      run loop takes the duplicate), then warms the connections the state sync will use
+//      (warm_up below), old ranks still in the helper thread, new ones from Session::init.
 //   3. The ranks count, in the boundary allreduce, those whose part is over; when all are, they
 //      switch to the newest J and enter follow(), where the controller's kResume awaits them and
 //      they take the C prepared in step 2 instead of building one.
@@ -83,6 +83,7 @@ inline constexpr int kTagExit = 0x4504;     // 2 ints: exit code, J rank
 inline constexpr int kTagCompute = 0x4505;  // MPI_Comm_create_group of C (ranks only)
 inline constexpr int kTagConnect = 0x4506;  // connect_all()
 inline constexpr int kTagSpawns = 0x4507;   // one int: spawns of a grow (see "Grow" above)
+inline constexpr int kTagWarmUp = 0x4508;   // warm_up() transfers, on the new C
 inline constexpr int kMaxSpawns = 1024;     // nodes one grow may add
 
 // Orders the controller sends to the leader (one int).
@@ -150,6 +151,25 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm,
 // DeadlineExceeded, Internal.
 absl::Status make_compute(MPI_Comm job, coll::Comm& compute, coll::Comm* duplicate,
                           std::chrono::steady_clock::time_point deadline);
+
+// What a rank brings to a grow's warm-up (warm_up below).
+struct WarmUp {
+  bool holds = false;       // an old rank: it holds the state that the new ranks will receive
+  std::uint64_t bytes = 0;  // that state's size (Session::set_state_bytes); 0: unknown
+};
+// At most this much goes over each connection in a warm-up (a larger state syncs at full speed
+// after the first few MB: slow start is over by then).
+inline constexpr std::uint64_t kWarmUpMaxBytes = std::uint64_t{16} << 20;
+
+// COLLECTIVE over C, blocking, bounded by `deadline`: a grow's last step before the switch. The
+// ranks learn who holds the state and its size (the largest `bytes` of a holder, at most
+// kWarmUpMaxBytes), then every transfer of the state sync that will follow the switch
+// (State::sync: Communicator::spread with the old ranks as holders, coll::spread_plan) is made
+// once with that many bytes of zeros. The sync then finds its connections warm: over a
+// connection that had carried only connect_all's records, the first 4 MB took 44 ms at 8 hosts on
+// the box, on a warm one 6-18 ms (TCP slow start). Nothing moves when no holder knows its size
+// or every rank holds the state. Errors: Aborted (a process failed), DeadlineExceeded, Internal.
+absl::Status warm_up(MPI_Comm compute, WarmUp me, std::chrono::steady_clock::time_point deadline);
 
 // kTagProgress payload, kProgressDoubles doubles.
 struct Progress {

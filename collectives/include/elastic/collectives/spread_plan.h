@@ -1,7 +1,7 @@
-// Who sends to whom in Communicator::spread (communicator.h), the same on every rank and for every
-// backend: rounds of disjoint transfers. In each round the holders, in rank order, serve the ranks
-// that still lack the data, in rank order, one each; the ranks served hold it from the next round
-// on. Pure, no MPI.
+// Who sends to whom in Communicator::spread (communicator.h), and in a grow's warm-up of the same
+// connections (elastic::rt::proto::warm_up), the same on every rank and for every backend: rounds
+// of disjoint transfers. In each round the holders, in rank order, serve the ranks that still lack
+// the data, in rank order, one each; the ranks served hold it from the next round on. Pure, no MPI.
 #pragma once
 
 #include <cstdint>

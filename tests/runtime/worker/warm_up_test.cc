@@ -1,0 +1,87 @@
+// A grow's warm-up of the state sync's connections (proto::warm_up), under
+// `mpirun --with-ft ulfm -n 5`, one test per mpirun (--gtest_filter). Ranks 0 and 1 play the old
+// ranks (holders), 2..4 the new ones.
+//   WarmUp.PairsMatchAcrossRanks      holders that disagree on the size (3 MB and 1 MB) and new
+//                                     ranks that know none: every rank returns OK and no warm-up
+//                                     message is left unmatched anywhere; with no size known
+//                                     nothing moves.
+//   WarmUp.ALostPeerIsReported        rank 3 SIGKILLs itself as the warm-up starts; every survivor
+//                                     returns Aborted (and revokes, as a grow does), none hangs.
+#include <mpi.h>
+#include <gtest/gtest.h>
+#include <mpi-ext.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "elastic/worker/internal/protocol.h"
+
+namespace elastic::rt::proto {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+MPI_Comm world() {
+  static MPI_Comm w = [] {
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    return c;
+  }();
+  return w;
+}
+
+int rank_of(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+TEST(WarmUp, PairsMatchAcrossRanks) {
+  const int me = rank_of(world());
+  ASSERT_EQ(5, [] {
+    int n = 0;
+    MPI_Comm_size(world(), &n);
+    return n;
+  }());
+  WarmUp mine;
+  mine.holds = me < 2;
+  mine.bytes = me == 0 ? 3u << 20 : me == 1 ? 1u << 20 : 0;
+  EXPECT_TRUE(warm_up(world(), mine, Clock::now() + std::chrono::seconds(60)).ok());
+  MPI_Barrier(world());
+  int left = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, kTagWarmUp, world(), &left, MPI_STATUS_IGNORE);
+  EXPECT_EQ(0, left) << "an unmatched warm-up message reached rank " << me;
+  // Holders that know no size: nothing moves, and nobody waits for anybody.
+  mine.bytes = 0;
+  EXPECT_TRUE(warm_up(world(), mine, Clock::now() + std::chrono::seconds(60)).ok());
+  MPI_Iprobe(MPI_ANY_SOURCE, kTagWarmUp, world(), &left, MPI_STATUS_IGNORE);
+  EXPECT_EQ(0, left);
+  MPI_Barrier(world());
+  if (me == 0) std::printf("WARM-UP PAIRS PASSED\n");
+}
+
+TEST(WarmUp, ALostPeerIsReported) {
+  const int me = rank_of(world());
+  WarmUp mine;
+  mine.holds = me < 2;
+  mine.bytes = mine.holds ? 4u << 20 : 0;
+  if (me == 3) raise(SIGKILL);
+  const absl::Status st = warm_up(world(), mine, Clock::now() + std::chrono::seconds(60));
+  if (!st.ok()) MPIX_Comm_revoke(world());  // what take_part_in_spawns does with C
+  EXPECT_TRUE(absl::IsAborted(st)) << "rank " << me << ": " << st;
+  std::printf("rank %d after the loss: %s\n", me, st.ToString().c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+}  // namespace elastic::rt::proto
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rc = RUN_ALL_TESTS();
+  std::_Exit(rc);  // a killed peer can hang MPI_Finalize (docs/runtime.md "Known limitations")
+}
