@@ -77,6 +77,11 @@ bool wait_ranks(JobGroup& g, int ranks, double timeout_s, Clock::time_point* det
   return false;
 }
 
+bool refused(const char* what, const absl::Status& st) {
+  std::fprintf(stderr, "rescale_bench: %s: %s\n", what, std::string(st.message()).c_str());
+  return false;
+}
+
 // The stall of the last "resize OLD NEW STALL" line of `stdout_path` that went to `size`.
 double last_stall(const std::string& stdout_path, int size) {
   std::ifstream f(stdout_path);
@@ -133,20 +138,20 @@ bool one_round(const Round& r) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   auto t0 = Clock::now();
-  if (absl::Status st = g.grow(b); !st.ok()) return false;
+  if (absl::Status st = g.grow(b); !st.ok()) return refused("grow", st);
   if (!wait_ranks(g, at_all, 120)) return false;
   emit(r, "grow", since(t0));
   emit(r, "grow_stall", last_stall(spec.stdout_path, at_all));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   t0 = Clock::now();
-  if (absl::Status st = g.shrink(b); !st.ok()) return false;
+  if (absl::Status st = g.shrink(b); !st.ok()) return refused("shrink", st);
   if (!wait_ranks(g, at_a, 120)) return false;
   emit(r, "shrink", since(t0));
   emit(r, "shrink_stall", last_stall(spec.stdout_path, at_a));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
-  if (absl::Status st = g.grow(b); !st.ok()) return false;
+  if (absl::Status st = g.grow(b); !st.ok()) return refused("grow back", st);
   if (!wait_ranks(g, at_all, 120)) return false;
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const std::string victim = b.back();
@@ -159,7 +164,10 @@ bool one_round(const Round& r) {
   const auto t_kill = Clock::now();
   for (int pid : victims) kill(pid, SIGKILL);
   Clock::time_point detected{};
-  if (!wait_ranks(g, at_all - r.per_host, 120, &detected) || detected == Clock::time_point{}) {
+  if (!wait_ranks(g, at_all - r.per_host, 120, &detected)) return false;
+  if (detected == Clock::time_point{}) {
+    std::fprintf(stderr, "rescale_bench: the job shrank, but no poll reported %s lost\n",
+                 victim.c_str());
     return false;
   }
   emit(r, "detect", std::chrono::duration<double>(detected - t_kill).count());

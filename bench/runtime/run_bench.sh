@@ -21,7 +21,8 @@ max=$(tr ',' '\n' <<< "$hosts" | sort -n | tail -1)
 mapfile -t boxargs < <("$BOX" mpirun-args)
 tmp=$(mktemp -d /var/tmp/runtime-bench.XXXXXX)  # shared by every host
 sweep() { "$BOX" kill-all; }
-trap 'sweep; rm -rf "$tmp"' EXIT
+# The logs of a failed round (the jobs' stdout/stderr, elasticd's) stay for a look.
+trap 'sweep; if grep -q "failed" "$tmp/elastic.err" 2>/dev/null; then echo "logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
 now() { date +%s.%N; }
 wait_grep() {  # wait_grep SECONDS PATTERN FILE
   local end=$((SECONDS + $1))
