@@ -7,6 +7,7 @@
 // time from the end of its last step at the old size to the end of that step (seconds, one step's
 // own time included), i.e. how long the membership change held the training up.
 //   rescale_trainer [--state-mb MB] [--steps N] [--step-us US] [--checkpoint FILE]
+//                   [--warm-up-mb MB]   (SessionOptions::warm_up_max_bytes; 0: no warm-up)
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -33,12 +34,14 @@ int main(int argc, char** argv) {
   long steps = 1000000;
   long step_us = 1000;
   std::string checkpoint;
+  double warm_up_mb = -1;  // the Session's default
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--state-mb") state_mb = std::strtod(argv[i + 1], nullptr);
     if (k == "--steps") steps = std::strtol(argv[i + 1], nullptr, 10);
     if (k == "--step-us") step_us = std::strtol(argv[i + 1], nullptr, 10);
     if (k == "--checkpoint") checkpoint = argv[i + 1];
+    if (k == "--warm-up-mb") warm_up_mb = std::strtod(argv[i + 1], nullptr);
   }
   // The model exists before Session::init, as the user guide says ("Before Session::init"): a
   // joining rank's init returns at the switch to the new membership.
@@ -47,6 +50,9 @@ int main(int argc, char** argv) {
   // The progress record is what the benchmark's controller times: send it every step.
   elastic::rt::SessionOptions so;
   so.progress_period = std::chrono::milliseconds(0);
+  if (warm_up_mb >= 0) {
+    so.warm_up_max_bytes = static_cast<std::uint64_t>(warm_up_mb * 1024 * 1024);
+  }
   auto session = elastic::rt::Session::init(&argc, &argv, so);
   if (!session.ok()) {
     std::fprintf(stderr, "rescale_trainer: %s\n", std::string(session.status().message()).c_str());

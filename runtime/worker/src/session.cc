@@ -130,10 +130,10 @@ absl::StatusOr<Event> Session::join_spawns() {
     }
   } else {  // the last node of a series: C with the ranks whose part is over too
     absl::Status st =
-        proto::make_compute(job_.get(), prepared_compute_, &prepared_duplicate_, deadline);
-    if (st.ok()) st = proto::warm_up(prepared_compute_.get(), proto::WarmUp{}, deadline);
+        proto::make_compute(job_.get(), prepared_.compute, &prepared_.duplicate, deadline);
+    if (st.ok()) st = proto::warm_up(prepared_.compute.get(), proto::WarmUp{}, deadline);
     if (!st.ok()) {
-      prepared_compute_.revoke();
+      prepared_.compute.revoke();
       revoke_all();
       return membership_error(st);
     }
@@ -202,16 +202,15 @@ absl::StatusOr<Event> Session::follow() {
         if (leave) return Event::kLeave;
         MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
         job_ = std::move(next);
-        prepared_compute_.reset();  // built for the J before the split
-        prepared_duplicate_.reset();
+        prepared_ = {};  // built for the J before the split
         changed = true;
         break;
       }
       case proto::Directive::kResume: {
         const bool grown = !compute_ || compute_.size() != job_.size() - 1;
-        duplicate_ = std::move(prepared_duplicate_);
-        if (prepared_compute_) {
-          compute_ = std::move(prepared_compute_);  // built by the grow (join_spawns)
+        duplicate_ = std::move(prepared_.duplicate);
+        if (prepared_.compute) {
+          compute_ = std::move(prepared_.compute);  // built by the grow (join_spawns)
         } else if (absl::Status st = proto::make_compute(job_.get(), compute_, nullptr, deadline);
                    !st.ok()) {
           return broken(st);
@@ -265,8 +264,7 @@ absl::Status Session::settle_spawn() {
   SpawnOutcome out = spawn_->take();
   if (out.job) {
     next_job_ = std::move(out.job);
-    next_compute_ = std::move(out.compute);
-    next_duplicate_ = std::move(out.duplicate);
+    next_ = {std::move(out.compute), std::move(out.duplicate)};
   }
   if (absl::IsUnavailable(out.error)) {
     // Refused (e.g. no such host): J is intact, and nodes spawned before the refusal still join.
@@ -281,8 +279,7 @@ absl::Status Session::adopt_spawn() {
   absl::Status st = settle_spawn();
   if (next_job_) {
     job_ = std::move(next_job_);
-    prepared_compute_ = std::move(next_compute_);
-    prepared_duplicate_ = std::move(next_duplicate_);
+    prepared_ = std::move(next_);
   }
   return st;
 }
@@ -352,8 +349,10 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
       ELASTIC_MPI_CHECK(MPI_Send(&count, 1, MPI_INT, 0, proto::kTagSpawns, job_.get()));
     }
     grow_overlap_steps_ = 0;
-    spawn_->start(job_.get(), count, proto::WarmUp{.holds = true, .bytes = state_bytes_}, threaded_,
-                  Clock::now() + options_.directive_timeout);
+    spawn_->start(
+        job_.get(), count,
+        proto::WarmUp{.holds = true, .bytes = std::min(state_bytes_, options_.warm_up_max_bytes)},
+        threaded_, Clock::now() + options_.directive_timeout);
   }
   const bool grown = buf[kReady] == static_cast<double>(compute_.size());
   if (buf[kOrder] == 0 && !finishing && !grown) {
@@ -390,8 +389,7 @@ absl::StatusOr<Event> Session::recover() {
   // The controller repairs the newest J it built; so does every rank (a spawn under way returns
   // once its communicator is revoked).
   (void)adopt_spawn();
-  prepared_compute_.reset();  // the repair replaces J
-  prepared_duplicate_.reset();
+  prepared_ = {};  // the repair replaces J
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();

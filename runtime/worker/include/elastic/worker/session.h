@@ -37,6 +37,9 @@ struct SessionOptions {
   std::chrono::milliseconds progress_period{500};  // how often the leader reports to elasticd
   // Bounds the wait for the controller's next directive (its broadcast) while following.
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(120)};
+  // How much a grow sends over each connection the state sync will use, before the switch
+  // (set_state_bytes below): the state's size, at most this; 0 turns the warm-up off.
+  std::uint64_t warm_up_max_bytes = std::uint64_t{16} << 20;
   RepairOptions repair;
 };
 
@@ -69,9 +72,10 @@ class Session {
   // LOCAL. The one-line change: samples this rank processed since the last call.
   void report(std::int64_t samples) { pending_samples_ += samples; }
   // LOCAL. The size of the state a new rank receives when it joins (State::snapshot_bytes(); the
-  // run loop sets it at every commit). A grow sends that much (at most 16 MB) from each old rank
-  // to the new rank it will serve before the switch, so that the state sync after the switch
-  // runs on connections past TCP's slow start; 0 (the default): no warm-up.
+  // run loop sets it at every commit). A grow sends that much (at most
+  // SessionOptions::warm_up_max_bytes) from each old rank to the new rank it will serve before
+  // the switch, so that the state sync after the switch runs on connections past TCP's slow
+  // start; 0 (the default): no warm-up.
   void set_state_bytes(std::uint64_t bytes) { state_bytes_ = bytes; }
   // Samples of all ranks summed, as of the last step boundary.
   std::int64_t samples_total() const { return samples_total_; }
@@ -108,11 +112,15 @@ class Session {
   SessionOptions options_;
   coll::Comm job_;       // J: controller + ranks (null when standalone)
   coll::Comm next_job_;  // the J a finished background spawn built, adopted at the next follow()
-  coll::Comm next_compute_;        // its C, built by the spawn (SpawnOutcome::compute) ...
-  coll::Comm next_duplicate_;      // ... with a duplicate of it
-  coll::Comm prepared_compute_;    // C of job_ prepared by a grow, taken at kResume ...
-  coll::Comm prepared_duplicate_;  // ... with its duplicate
-  coll::Comm duplicate_;           // a duplicate of compute_ for take_duplicate(), or null
+  // A C built before the switch, with a duplicate of it (proto::make_compute): the two move and
+  // reset together.
+  struct Prepared {
+    coll::Comm compute;
+    coll::Comm duplicate;
+  };
+  Prepared next_;         // next_job_'s, built by the spawn (SpawnOutcome)
+  Prepared prepared_;     // job_'s, prepared by a grow, taken at kResume
+  coll::Comm duplicate_;  // a duplicate of compute_ for take_duplicate(), or null
   std::unique_ptr<BackgroundSpawn> spawn_;
   bool threaded_ = false;  // MPI_THREAD_MULTIPLE: spawn_ runs in a helper thread
   std::filesystem::path checkpoint_path_;

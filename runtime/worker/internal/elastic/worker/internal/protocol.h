@@ -155,11 +155,10 @@ absl::Status make_compute(MPI_Comm job, coll::Comm& compute, coll::Comm* duplica
 // What a rank brings to a grow's warm-up (warm_up below).
 struct WarmUp {
   bool holds = false;       // an old rank: it holds the state that the new ranks will receive
-  std::uint64_t bytes = 0;  // that state's size (Session::set_state_bytes); 0: unknown
+  std::uint64_t bytes = 0;  // how much to send (Session: the state's size, capped); 0: nothing
 };
-// At most this much goes over each connection in a warm-up (a larger state syncs at full speed
-// after the first few MB: slow start is over by then).
-inline constexpr std::uint64_t kWarmUpMaxBytes = std::uint64_t{16} << 20;
+// At most this much goes over each connection in a warm-up (one MPI message).
+inline constexpr std::uint64_t kWarmUpMaxBytes = std::uint64_t{1} << 30;
 
 // COLLECTIVE over C, blocking, bounded by `deadline`: a grow's last step before the switch. The
 // ranks learn who holds the state and its size (the largest `bytes` of a holder, at most
