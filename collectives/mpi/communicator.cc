@@ -127,10 +127,8 @@ absl::Status MpiCommunicator::spread(void* data, std::size_t bytes,
   auto* p = static_cast<std::byte*>(data);
   std::vector<MPI_Request> reqs;
   for (const std::vector<Transfer>& round : *plan) {
-    const auto mine = std::find_if(round.begin(), round.end(), [this](const Transfer& t) {
-      return t.from == rank_ || t.to == rank_;
-    });
-    if (mine == round.end()) continue;
+    const std::optional<Transfer> mine = transfer_of(round, rank_);
+    if (!mine) continue;
     reqs.clear();
     for (std::size_t off = 0; off < bytes; off += kChunk) {
       const int n = static_cast<int>(std::min(kChunk, bytes - off));

@@ -407,10 +407,8 @@ absl::Status NcclCommunicator::spread(void* data, std::size_t bytes,
   if (data == nullptr) return absl::InvalidArgumentError("spread: null data");
   const Clock::time_point deadline = Clock::now() + opts.timeout;
   for (const std::vector<Transfer>& round : *plan) {
-    const auto mine = std::find_if(round.begin(), round.end(), [this](const Transfer& t) {
-      return t.from == rank_ || t.to == rank_;
-    });
-    if (mine == round.end()) continue;
+    const std::optional<Transfer> mine = transfer_of(round, rank_);
+    if (!mine) continue;
     // One deadline for all rounds.
     CallOptions round_opts = opts;
     round_opts.timeout =

@@ -32,4 +32,11 @@ absl::StatusOr<std::vector<std::vector<Transfer>>> spread_plan(std::span<const s
   return rounds;
 }
 
+std::optional<Transfer> transfer_of(std::span<const Transfer> round, int rank) {
+  for (const Transfer& t : round) {
+    if (t.from == rank || t.to == rank) return t;
+  }
+  return std::nullopt;
+}
+
 }  // namespace elastic::coll

@@ -194,10 +194,8 @@ absl::Status warm_up(MPI_Comm compute, WarmUp me, Clock::time_point deadline) {
   if (!plan.ok()) return absl::OkStatus();  // no holder: nothing to warm
   std::vector<std::byte, HugePageAllocator<std::byte>> buf;
   for (const std::vector<coll::Transfer>& round : *plan) {
-    const auto t = std::find_if(round.begin(), round.end(), [rank](const coll::Transfer& x) {
-      return x.from == rank || x.to == rank;
-    });
-    if (t == round.end()) continue;
+    const std::optional<coll::Transfer> t = coll::transfer_of(round, rank);
+    if (!t) continue;
     buf.resize(bytes);
     const int n = static_cast<int>(bytes);
     const int rc = t->to == rank

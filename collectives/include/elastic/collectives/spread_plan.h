@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,5 +22,8 @@ struct Transfer {
 // every rank holds the data.
 absl::StatusOr<std::vector<std::vector<Transfer>>> spread_plan(std::span<const std::uint8_t> holds,
                                                                int size);
+
+// The transfer of `round` that `rank` sends or receives, if any (at most one: they are disjoint).
+std::optional<Transfer> transfer_of(std::span<const Transfer> round, int rank);
 
 }  // namespace elastic::coll
