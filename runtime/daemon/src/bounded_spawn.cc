@@ -107,13 +107,18 @@ absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm
         call->own_parent = std::move(*parent);
       }
       return absl::DeadlineExceededError(fmt::format(
-          "MPI_Comm_spawn of {} did not return within {} ms (did the command exit before "
+          "MPI_Comm_spawn of {} did not return within {} ms (does the command hang before "
           "MPI_Init?)",
           request.command, timeout.count()));
     }
   }
   if (call->rc != MPI_SUCCESS) {
-    return spawn_error(coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__));
+    const absl::Status st = coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__);
+    return spawn_error(absl::Status(
+        st.code(), fmt::format("{} (its processes did not all start and connect: the command "
+                               "exited before MPI_Init, or the host was lost or unreachable; "
+                               "mpirun's lines in elasticd's log say which)",
+                               std::string(st.message()))));
   }
   for (int code : call->errcodes) {
     if (code != MPI_SUCCESS) {

@@ -3,7 +3,8 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_job churn learn restart bad_input spawn_exit.
+# shrink_notice leader_leaves kill kill_job kill_mid_spawn unreachable_host churn learn
+# restart bad_input spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -255,30 +256,115 @@ case_bad_input() {
   kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
 
-case_spawn_exit() {  # commands that exit before MPI_Init: the spawn is abandoned, not hung
+case_kill_mid_spawn() {  # a host dies while a grow's spawn onto it is in progress
+  hosts_list h1
+  start_daemon
+  touch "$T/hold"
+  SUBMIT_TOML=$(linear_scaling 2) submit m 100000 1 2 ELASTIC_TEST_HOLD_BEFORE_INIT_ON=h2 \
+    ELASTIC_TEST_HOLD_FILE="$T/hold" ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks m)" = 1 ]' || fail "job did not start on h1"
+  hosts_list h1 h2
+  # The spawn onto h2 is under way: h2's daemon runs and has started the rank, which holds before
+  # MPI_Init, so the spawn cannot complete until the host dies.
+  wait_for 60 '[ -n "$(rank_pids h2)" ]' || fail "no rank started on h2"
+  sleep 1
+  kill_node h2
+  rm -f "$T/hold"
+  # The spawn fails (well before elasticd's 60 s spawn timeout), the grow with it; the job goes on.
+  wait_for 30 "grep '\"job_grown\"' '$S/events.jsonl' | grep -q '\"ok\":false'" ||
+    fail "the grow onto the lost host did not fail within 30 s"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  [ "$(job_state m)" = running ] || fail "job not running after the failed grow: $(job_state m)"
+  # The host is back (the test killed its processes, not the namespace): the retried grow succeeds.
+  wait_for 90 '[ "$(job_ranks m)" = 2 ]' || fail "job did not grow onto h2 again"
+  job_nodes m | grep -qw h2 || fail "h2 not reused"
+  echo "spawn onto h2 failed with the host; job went on at 1 rank, then grew onto h2"
+  touch "$T/stop"
+  wait_for 180 '[ "$(job_state m)" = finished ]' || fail "job did not finish: $(job_state m)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  out m | grep -q WRONG && fail "wrong allreduce"
+  [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+}
+
+case_unreachable_host() {  # a granted host cannot be reached: its daemon never starts
+  # The launch agent fails for h2 as ssh does for a host that is down (exit 255) while
+  # $T/unreachable.h2 exists, and is the box's agent otherwise.
+  cat > "$T/agent" <<AGENT
+#!/bin/bash
+args=("\$@")
+while [ \$# -gt 0 ] && [[ \$1 == -* ]]; do shift; done
+if [ -e "$T/unreachable.\$1" ]; then
+  echo "ssh: connect to host \$1 port 22: No route to host" >&2
+  exit 255
+fi
+exec "$BOX" agent "\${args[@]}"
+AGENT
+  chmod +x "$T/agent"
+  mapfile -t BOX_MPIRUN_ARGS < <("$BOX" mpirun-args --no-agent)
+  BOX_MPIRUN_ARGS+=(--prtemca plm_ssh_agent "$T/agent")
+  hosts_list h1
+  start_daemon
+  touch "$T/unreachable.h2"
+  SUBMIT_TOML=$(linear_scaling 2) submit u 100000 1 2 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks u)" = 1 ]' || fail "job did not start on h1"
+  hosts_list h1 h2
+  wait_for 30 "grep '\"job_grown\"' '$S/events.jsonl' | grep -q '\"ok\":false'" ||
+    fail "the grow onto the unreachable host did not fail within 30 s"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  [ "$(job_state u)" = running ] && [ "$(job_ranks u)" = 1 ] ||
+    fail "job not running on 1 rank after the failed grow: $(job_state u) $(job_ranks u)"
+  # h2 can be reached again: a retried grow succeeds.
+  rm -f "$T/unreachable.h2"
+  wait_for 120 '[ "$(job_ranks u)" = 2 ]' || fail "job did not grow onto h2 once it was reachable"
+  echo "grow onto unreachable h2 failed; job went on at 1 rank, then grew onto h2"
+  touch "$T/stop"
+  wait_for 180 '[ "$(job_state u)" = finished ]' || fail "job did not finish: $(job_state u)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  out u | grep -q WRONG && fail "wrong allreduce"
+  [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+}
+
+case_spawn_exit() {  # commands that exit or hang before MPI_Init: the spawn fails, never hangs
   hosts_range 4
   start_daemon --spawn-timeout-s 5
-  # At start: /bin/sh -c "exit 1" never joins; the job fails with the reason, elasticd goes on.
+  # At start: /bin/sh -c "exit 1" never joins. The spawn fails as soon as the command has exited
+  # (patch 0012), the start is retried and after 3 refused starts the job fails; elasticd goes on.
   {
     echo 'id = "sh1"'; echo 'command = "/bin/sh"'; echo 'args = ["-c", "exit 1"]'
     echo 'min_nodes = 1'; echo 'max_nodes = 1'
   } > "$T/sh1.toml"
   "$ELASTIC" --state-dir "$S" submit "$T/sh1.toml" > /dev/null || fail "submit sh1"
   wait_for 60 '[ "$(job_state sh1)" = failed ]' || fail "sh -c 'exit 1' not failed: $(job_state sh1)"
-  grep '"job_failed"' "$S/events.jsonl" | grep sh1 | grep -q "did not return within" ||
-    fail "no spawn-timeout reason for sh1"
-  # At a grow: the trainer exits before MPI_Init on h2 only. The job fails with the reason,
-  # its ranks on h1 exit (bounded), and a later job still runs to the end.
+  grep '"job_failed"' "$S/events.jsonl" | grep sh1 | grep -q "could not start on h1: MPI_Comm_spawn" ||
+    fail "no spawn failure reason for sh1"
+  [ "$(grep '"job_requeued"' "$S/events.jsonl" | grep -c sh1)" = 2 ] || fail "sh1 not tried 3 times"
+  # At a grow: the trainer exits before MPI_Init on h2 only. The grow fails and the job trains on
+  # at its size.
   hosts_list h1
-  submit g2 100000 1 2 ELASTIC_TEST_EXIT_BEFORE_INIT_ON=h2
+  SUBMIT_TOML=$(linear_scaling 2) submit g2 100000 1 2 ELASTIC_TEST_EXIT_BEFORE_INIT_ON=h2 \
+    ELASTIC_TEST_STOP_FILE="$T/stop-g2"
   wait_for 60 '[ "$(job_ranks g2)" = 1 ]' || fail "g2 did not start on h1"
   hosts_list h1 h2
-  wait_for 90 '[ "$(job_state g2)" = failed ]' || fail "g2 not failed: $(job_state g2)"
-  grep '"job_failed"' "$S/events.jsonl" | grep g2 | grep -q "did not return within" ||
-    fail "no spawn-timeout reason for g2"
-  wait_for 90 '[ -z "$(rank_pids h1)" ]' || fail "ranks of g2 left on h1: $(rank_pids h1)"
+  wait_for 30 "grep '\"job_grown\"' '$S/events.jsonl' | grep g2 | grep -q '\"ok\":false'" ||
+    fail "g2's grow onto h2 did not fail within 30 s"
+  [ "$(job_state g2)" = running ] && [ "$(job_ranks g2)" = 1 ] ||
+    fail "g2 not running on 1 rank after the failed grow: $(job_state g2) $(job_ranks g2)"
+  touch "$T/stop-g2"
+  wait_for 60 '[ "$(job_state g2)" = finished ]' || fail "g2 did not finish: $(job_state g2)"
+  # At a grow: the trainer hangs before MPI_Init on h2. The spawn does not return within
+  # --spawn-timeout-s: the job fails with the reason and its ranks on h1 exit (bounded).
+  touch "$T/hold"
+  hosts_list h1
+  submit g3 100000 1 2 ELASTIC_TEST_HOLD_BEFORE_INIT_ON=h2 ELASTIC_TEST_HOLD_FILE="$T/hold"
+  wait_for 60 '[ "$(job_ranks g3)" = 1 ]' || fail "g3 did not start on h1"
+  hosts_list h1 h2
+  wait_for 90 '[ "$(job_state g3)" = failed ]' || fail "g3 not failed: $(job_state g3)"
+  grep '"job_failed"' "$S/events.jsonl" | grep g3 | grep -q "did not return within" ||
+    fail "no spawn-timeout reason for g3"
+  wait_for 90 '[ -z "$(rank_pids h1)" ]' || fail "ranks of g3 left on h1: $(rank_pids h1)"
+  rm -f "$T/hold"
   grep -E '"job_failed"' "$S/events.jsonl" | cut -c1-300
-  grep '"job_grown"' "$S/events.jsonl" | grep g2 | cut -c1-300
+  grep '"job_grown"' "$S/events.jsonl" | cut -c1-300
   submit ok 300 1 2
   wait_for 120 '[ "$(job_state ok)" = finished ]' || fail "a later job did not finish: $(job_state ok)"
   kill -0 "$DAEMON_PID" || fail "elasticd died"

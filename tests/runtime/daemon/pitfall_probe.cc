@@ -5,8 +5,9 @@
 //   pitfall_probe leave MODE      spawns 2 ranks on the local node twice; the children leave by
 //                                 MODE: free-finalize | disconnect-finalize | exit-no-finalize |
 //                                 sigkill; the parent prints "round N ok" and "parent finalized"
-//   pitfall_probe noinit          spawns /bin/sh -c "exit 1" (exits before MPI_Init); prints
-//                                 "spawning" and, if MPI_Comm_spawn ever returns, "spawn returned"
+//   pitfall_probe noinit          spawns /bin/sh -c "exit 1" (exits before MPI_Init) with
+//                                 MPI_ERRORS_RETURN; prints "spawning" and, if MPI_Comm_spawn ever
+//                                 returns, "spawn returned RC"
 //   pitfall_probe idup N          under mpirun -n K: the last rank SIGKILLs itself, the others
 //                                 call MPI_Comm_idup on a duplicate of the world N times (each
 //                                 fails), print "idup I rc RC" and "rank R finalized"
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
     char code[] = "exit 1";
     char* sh_argv[] = {dash_c, code, nullptr};
     MPI_Comm inter = MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     std::printf("spawning\n");
     std::fflush(stdout);
     const int rc = MPI_Comm_spawn(sh, sh_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,

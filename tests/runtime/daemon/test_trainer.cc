@@ -8,7 +8,10 @@
 //                             ELASTIC_TEST_KILL_RANK / ELASTIC_TEST_KILL_STEP (SIGKILL itself),
 //                             ELASTIC_TEST_EXIT_AT_ONCE=N (a broken job: exit(N) right after init),
 //                             ELASTIC_TEST_EXIT_BEFORE_INIT_ON=NODE (exit(1) before MPI_Init when
-//                             ELASTIC_NODE is NODE: a command that never joins).
+//                             ELASTIC_NODE is NODE: a command that never joins),
+//                             ELASTIC_TEST_HOLD_BEFORE_INIT_ON=NODE, ELASTIC_TEST_HOLD_FILE=F
+//                             (on NODE, wait before MPI_Init while F exists, at most 120 s: a
+//                             spawn onto NODE stays in progress until the test removes F).
 #include <signal.h>
 #include <unistd.h>
 
@@ -41,6 +44,11 @@ int main(int argc, char** argv) {
   const char* node_env = std::getenv("ELASTIC_NODE");
   const std::string node = node_env != nullptr ? node_env : "-";
   if (no_init_on != nullptr && node == no_init_on) return 1;
+  const char* hold_on = std::getenv("ELASTIC_TEST_HOLD_BEFORE_INIT_ON");
+  const char* hold_file = std::getenv("ELASTIC_TEST_HOLD_FILE");
+  if (hold_on != nullptr && hold_file != nullptr && node == hold_on) {
+    for (int i = 0; i < 1200 && access(hold_file, F_OK) == 0; ++i) usleep(100000);
+  }
   auto session = elastic::rt::Session::init(&argc, &argv);
   if (!session.ok()) {
     std::fprintf(stderr, "test_trainer: %s\n", std::string(session.status().message()).c_str());
