@@ -9,13 +9,14 @@
 # Knobs: REPLAY_LOG (SWF, default ../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz), REPLAY_START
 # (trace s after the log's first submission, 2592000 = day 30), REPLAY_MINUTES (30), REPLAY_SPEED
 # (trace s per wall s, 48: the window is REPLAY_MINUTES x 48 trace minutes), REPLAY_ALL_JOBS=1
-# (no thinning). scripts/main_queue.py submits the jobs (run time and limit divided by the speed;
-# small jobs, which round up to a whole node of the box, thinned so that the log's offered load
-# is kept: 22 of the default window's 133 jobs, load 0.55 instead of 3.2)
-# and prints per run: jobs started, main-job waits p50/p99 (started jobs; those still pending at
-# the window's end are counted apart), the idle node-seconds (4 minus the nodes main jobs use,
-# sampled every second) and the share of them the elastic jobs held; then the elastic jobs'
-# samples and how many preempted holders were released within their wait.
+# (no thinning), REPLAY_FILL_ONLY=1 (only the run with libelastic: its fill and its main-job
+# waits, without the Slurm-alone baseline, in half the time). scripts/main_queue.py submits the
+# jobs (run time and limit divided by the speed; small jobs, which round up to a whole node of the
+# box, thinned so that the log's offered load is kept: 22 of the default window's 133 jobs, load
+# 0.55 instead of 3.2) and prints per run: jobs started, main-job waits p50/p99 (started jobs;
+# those still pending at the window's end are counted apart), the idle node-seconds (4 minus the
+# nodes main jobs use, sampled every second) and the share of them the elastic jobs held; then
+# the elastic jobs' samples and how many preempted holders were released within their wait.
 set -u
 MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,7 +36,9 @@ replay() {
     echo "slurm_replay: main_queue.py replay $label failed ($?)"
 }
 
-replay slurm_only
+runs=(slurm_only with_libelastic)
+[ "${REPLAY_FILL_ONLY:-0}" = 1 ] && runs=(with_libelastic)
+[ "${runs[0]}" = slurm_only ] && replay slurm_only
 start_feed
 wait_filled 30 || fail "holders did not fill the box"
 start_daemon --debounce-s 0.1
@@ -47,7 +50,7 @@ replay with_libelastic --status "$S/status.json"
 touch "$T/stop"
 wait_for 120 '[ "$(job_state e1)" = finished ] && [ "$(job_state e2)" = finished ]' || echo "elastic jobs did not finish"
 echo "=== summary (REPLAY_MINUTES=$MINUTES, REPLAY_SPEED=$SPEED, REPLAY_START=$START)"
-for l in slurm_only with_libelastic; do
+for l in "${runs[@]}"; do
   python3 "$ROOT/scripts/main_queue.py" summary --out "$T" --label $l --nodes "$BOX_HOSTS"
 done
 python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples {j['reason']}\" for j in d['jobs']))"

@@ -10,6 +10,7 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/job_spec.h"
+#include "elastic/control/output_bound.h"
 #include "elastic/control/status.h"
 #include "elastic/control/topology.h"
 #include "elastic/daemon/process_table.h"
@@ -306,6 +307,35 @@ void Daemon::write_status() {
   }
 }
 
+void Daemon::bound_outputs() {
+  const auto max = static_cast<std::uint64_t>(options_.max_output_mb * 1024 * 1024);
+  // Every job, finished ones too: a rank stuck in a loop that prints may outlive its job.
+  for (Job& job : jobs_) {
+    const std::string& id = job.rec.spec.id;
+    for (const auto& [file, path] :
+         {std::pair{"stdout", dir_.job_stdout(id)}, std::pair{"stderr", dir_.job_stderr(id)}}) {
+      absl::StatusOr<std::uint64_t> dropped = bound_output(path, max);
+      if (!dropped.ok()) {
+        say(msg(dropped.status()));
+        continue;
+      }
+      if (*dropped == 0) continue;
+      if (job.output_dropped == 0) {
+        say(
+            fmt::format("job {}: its {} passed --max-output-mb {}: cut back to its first half "
+                        "(a line in the file says so), and again each time it passes the bound",
+                        id, file, options_.max_output_mb));
+      }
+      job.output_dropped += *dropped;
+      log("job_output_dropped", {{"job", id},
+                                 {"file", file},
+                                 {"bytes", *dropped},
+                                 {"total_bytes", job.output_dropped},
+                                 {"max_output_mb", options_.max_output_mb}});
+    }
+  }
+}
+
 absl::Status Daemon::run(const std::atomic<bool>& stop) {
   dirty_since_ = Clock::now();
   while (!stop.load()) {
@@ -330,6 +360,10 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
     if (Clock::now() - last_status_ > std::chrono::milliseconds(200)) {
       write_status();
       last_status_ = Clock::now();
+    }
+    if (options_.max_output_mb > 0 && Clock::now() - last_output_check_ > std::chrono::seconds(1)) {
+      bound_outputs();
+      last_output_check_ = Clock::now();
     }
   }
   // Stopped: the jobs stay "running" in the journal, so the next daemon restarts them.

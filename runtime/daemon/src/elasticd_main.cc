@@ -66,8 +66,14 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--spawn-timeout-s", spawn_timeout_s,
                  "Fail a job whose MPI_Comm_spawn does not return within this (e.g. its command "
-                 "exits before MPI_Init)")
+                 "hangs before MPI_Init)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-output-mb", o.max_output_mb,
+                 "Keep each job's stdout and stderr under this many MB: past it a file is cut "
+                 "back to its first half and a line in it says how much was dropped (0 = no "
+                 "bound)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   // How each plan is stated and solved (plan_actions.h).
   std::string solver(elastic::alloc::to_string(o.plan.solver));
   app.add_option("--solver", solver, "Allocator solver: " + elastic::alloc::solver_help())

@@ -4,7 +4,7 @@
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill kill_job kill_mid_spawn unreachable_host churn learn
-# restart bad_input spawn_exit.
+# restart bad_input output_bound spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -322,6 +322,33 @@ AGENT
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   out u | grep -q WRONG && fail "wrong allreduce"
   [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+}
+
+case_output_bound() {  # a job that prints without bound: its stderr stays near --max-output-mb
+  hosts_list h1
+  start_daemon --max-output-mb 1
+  STEP_US=10000 submit p 100000 1 1 ELASTIC_TEST_PRINT_KB=64 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks p)" = 1 ]' || fail "job did not start"
+  local f=$S/jobs/p/stderr i size max=0
+  for ((i = 0; i < 40; i++)); do  # 8 s at up to 6.4 MB/s written
+    size=$(stat -c %s "$f" 2>/dev/null || echo 0)
+    ((size > max)) && max=$size
+    sleep 0.2
+  done
+  wait_for 10 "[ \$(count_events job_output_dropped) -ge 2 ]" ||
+    fail "output not cut twice: $(count_events job_output_dropped) job_output_dropped events"
+  # 1 MB bound, checked once a second: the file never held more than the bound plus what a second
+  # of this job's output adds (at most 6.4 MB; far more was written).
+  ((max < 8 * 1024 * 1024)) || fail "stderr reached $max bytes"
+  head -1 "$f" | grep -q '^print rank 0 step 0 line 0 ' || fail "the head of stderr was not kept"
+  grep -q '^\[elasticd: [0-9]* bytes of output dropped' "$f" || fail "no marker in stderr"
+  local dropped
+  dropped=$(grep '"job_output_dropped"' "$S/events.jsonl" | tail -1 | sed 's/.*"total_bytes":\([0-9]*\).*/\1/')
+  echo "stderr at most $max bytes over 8 s; $(count_events job_output_dropped) cuts, $dropped bytes dropped"
+  ((dropped > 10 * 1024 * 1024)) || fail "only $dropped bytes dropped: the job did not print as asked"
+  touch "$T/stop"
+  wait_for 60 '[ "$(job_state p)" = finished ]' || fail "job did not finish: $(job_state p)"
+  grep -q '^joined ' "$S/jobs/p/stdout" || fail "stdout lost"
 }
 
 case_spawn_exit() {  # commands that exit or hang before MPI_Init: the spawn fails, never hangs

@@ -1,14 +1,15 @@
 #!/bin/bash
-# Usage: elasticd_options.sh ELASTICD. elasticd's plan options (plan_actions.h) are checked before
-# MPI starts, so the binary runs here without mpirun: --help lists them with their defaults, and a
-# bad value exits 2 with a message naming the option.
+# Usage: elasticd_options.sh ELASTICD. elasticd's plan options (plan_actions.h) and its output bound
+# (--max-output-mb) are checked before MPI starts, so the binary runs here without mpirun: --help
+# lists them with their defaults, and a bad value exits 2 with a message naming the option.
 set -u
 elasticd=$1
 fail() { echo "FAIL: $*"; exit 1; }
 help=$("$elasticd" --help) || fail "--help exited $?"
 for o in "--solver TEXT:SOLVER=dp " "--solve-time-limit-s FLOAT:POSITIVE=2$" \
          "--horizon-s FLOAT:POSITIVE=10$" "--grow-stall-s FLOAT:NONNEGATIVE=1$" \
-         "--shrink-stall-s FLOAT:NONNEGATIVE=0.3$" "node-milp" "equal-share"; do
+         "--shrink-stall-s FLOAT:NONNEGATIVE=0.3$" "--max-output-mb FLOAT:NONNEGATIVE=1024$" \
+         "node-milp" "equal-share"; do
   echo "$help" | grep -q -- "$o" || fail "--help lacks '$o': $help"
 done
 refused() {  # OPTION VALUE
@@ -22,4 +23,5 @@ refused --solve-time-limit-s 0
 refused --horizon-s -1
 refused --grow-stall-s -0.5
 refused --shrink-stall-s abc
+refused --max-output-mb -1
 echo PASS

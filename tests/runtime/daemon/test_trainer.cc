@@ -11,7 +11,9 @@
 //                             ELASTIC_NODE is NODE: a command that never joins),
 //                             ELASTIC_TEST_HOLD_BEFORE_INIT_ON=NODE, ELASTIC_TEST_HOLD_FILE=F
 //                             (on NODE, wait before MPI_Init while F exists, at most 120 s: a
-//                             spawn onto NODE stays in progress until the test removes F).
+//                             spawn onto NODE stays in progress until the test removes F),
+//                             ELASTIC_TEST_PRINT_KB=N (N KiB of numbered lines to stderr per step:
+//                             a job whose output has no bound).
 #include <signal.h>
 #include <unistd.h>
 
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   const long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 200;
   const long step_us = env_long("ELASTIC_TEST_STEP_US", 2000);
   const bool no_scaling = env_long("ELASTIC_TEST_NO_SCALING", 0) != 0;
+  const long print_kb = env_long("ELASTIC_TEST_PRINT_KB", 0);
   const long kill_rank = env_long("ELASTIC_TEST_KILL_RANK", -1);
   const long kill_step = env_long("ELASTIC_TEST_KILL_STEP", -1);
   const char* no_init_on = std::getenv("ELASTIC_TEST_EXIT_BEFORE_INIT_ON");
@@ -79,6 +82,9 @@ int main(int argc, char** argv) {
         s.exit(5);
       }
       s.report(1);
+      for (long k = 0; k < print_kb * 16; ++k) {  // 64-byte lines
+        std::fprintf(stderr, "print rank %d step %ld line %ld %*s\n", s.rank(), step, k, 20, "");
+      }
       ++step;
       if (step_us > 0) usleep(static_cast<useconds_t>(step_us * (no_scaling ? n : 1)));
       ev = s.step_boundary(step >= steps || (stop_file != nullptr && access(stop_file, F_OK) == 0));

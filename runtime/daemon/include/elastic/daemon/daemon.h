@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -36,6 +37,8 @@ struct DaemonOptions {
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
+  // Each job's stdout and stderr are kept under this (output_bound.h); 0 = no bound.
+  double max_output_mb = 1024;
   int ranks_per_node = 0;  // default for jobs that say 0 (0 = from hwloc)
   PlanOptions plan;        // how each plan is stated and solved
 };
@@ -66,6 +69,7 @@ class Daemon {
     int learned_generation =
         -1;                  // membership of the last report (the first after a change is noisy)
     int start_failures = 0;  // starts in a row that the launcher refused
+    std::uint64_t output_dropped = 0;  // bytes of its output cut by bound_outputs()
     // Queued, running or to be restarted: a job the plans are for.
     bool active() const {
       return rec.state == JobState::kQueued || rec.state == JobState::kRunning ||
@@ -100,6 +104,8 @@ class Daemon {
   // Plans again after a delay (a failed start or grow): 2 s, doubled with each failure in a row.
   void retry_later();
   void write_status();
+  // Keeps every job's stdout and stderr under --max-output-mb (output_bound.h), once a second.
+  void bound_outputs();
   bool held(const std::string& node) const;
   // Takes the processes that left a job's communicator into exiting_.
   void note_departed(JobGroup& group);
@@ -130,6 +136,7 @@ class Daemon {
   bool dirty_ = true;
   std::chrono::steady_clock::time_point dirty_since_{};
   std::chrono::steady_clock::time_point last_status_{};
+  std::chrono::steady_clock::time_point last_output_check_{};
   int plans_ = 0;
   std::optional<std::chrono::steady_clock::time_point> replan_at_;
   std::chrono::seconds retry_delay_{};  // the last delay; zero after a success
