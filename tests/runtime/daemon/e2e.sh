@@ -256,6 +256,17 @@ case_bad_input() {
   kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
 
+grow_failed() { grep '"job_grown"' "$S/events.jsonl" | grep -q '"ok":false'; }
+# After a grow that failed: the job (run with ELASTIC_TEST_STOP_FILE=$T/stop) is stopped and
+# finishes correctly, elasticd alive and no job failed.
+finish_after_failed_grow() {
+  touch "$T/stop"
+  wait_for 180 "[ \"\$(job_state $1)\" = finished ]" || fail "job did not finish: $(job_state "$1")"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  out "$1" | grep -q WRONG && fail "wrong allreduce"
+  [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+}
+
 case_kill_mid_spawn() {  # a host dies while a grow's spawn onto it is in progress
   hosts_list h1
   start_daemon
@@ -271,19 +282,14 @@ case_kill_mid_spawn() {  # a host dies while a grow's spawn onto it is in progre
   kill_node h2
   rm -f "$T/hold"
   # The spawn fails (well before elasticd's 60 s spawn timeout), the grow with it; the job goes on.
-  wait_for 30 "grep '\"job_grown\"' '$S/events.jsonl' | grep -q '\"ok\":false'" ||
-    fail "the grow onto the lost host did not fail within 30 s"
+  wait_for 30 grow_failed || fail "the grow onto the lost host did not fail within 30 s"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   [ "$(job_state m)" = running ] || fail "job not running after the failed grow: $(job_state m)"
   # The host is back (the test killed its processes, not the namespace): the retried grow succeeds.
   wait_for 90 '[ "$(job_ranks m)" = 2 ]' || fail "job did not grow onto h2 again"
   job_nodes m | grep -qw h2 || fail "h2 not reused"
   echo "spawn onto h2 failed with the host; job went on at 1 rank, then grew onto h2"
-  touch "$T/stop"
-  wait_for 180 '[ "$(job_state m)" = finished ]' || fail "job did not finish: $(job_state m)"
-  kill -0 "$DAEMON_PID" || fail "elasticd died"
-  out m | grep -q WRONG && fail "wrong allreduce"
-  [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+  finish_after_failed_grow m
 }
 
 case_unreachable_host() {  # a granted host cannot be reached: its daemon never starts
@@ -308,8 +314,7 @@ AGENT
   SUBMIT_TOML=$(linear_scaling 2) submit u 100000 1 2 ELASTIC_TEST_STOP_FILE="$T/stop"
   wait_for 60 '[ "$(job_ranks u)" = 1 ]' || fail "job did not start on h1"
   hosts_list h1 h2
-  wait_for 30 "grep '\"job_grown\"' '$S/events.jsonl' | grep -q '\"ok\":false'" ||
-    fail "the grow onto the unreachable host did not fail within 30 s"
+  wait_for 30 grow_failed || fail "the grow onto the unreachable host did not fail within 30 s"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   [ "$(job_state u)" = running ] && [ "$(job_ranks u)" = 1 ] ||
     fail "job not running on 1 rank after the failed grow: $(job_state u) $(job_ranks u)"
@@ -317,11 +322,7 @@ AGENT
   rm -f "$T/unreachable.h2"
   wait_for 120 '[ "$(job_ranks u)" = 2 ]' || fail "job did not grow onto h2 once it was reachable"
   echo "grow onto unreachable h2 failed; job went on at 1 rank, then grew onto h2"
-  touch "$T/stop"
-  wait_for 180 '[ "$(job_state u)" = finished ]' || fail "job did not finish: $(job_state u)"
-  kill -0 "$DAEMON_PID" || fail "elasticd died"
-  out u | grep -q WRONG && fail "wrong allreduce"
-  [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
+  finish_after_failed_grow u
 }
 
 case_output_bound() {  # a job that prints without bound: its stderr stays near --max-output-mb
