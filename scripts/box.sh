@@ -149,6 +149,8 @@ down() {
 
 # PRRTE calls its ssh agent as `AGENT [ssh options] HOST COMMAND`; COMMAND is a shell command line.
 # Like ssh, the command gets a fresh environment (PATH and library path kept: one shared install).
+# The sanitizers' options pass, as a site passes them with ssh's SendEnv: without them the ranks of
+# the other hosts ran without `scripts/test.sh --sanitize`'s suppressions of Open MPI's leaks.
 agent() {
   while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
   local host=$1
@@ -156,6 +158,8 @@ agent() {
   in_host "$host" /usr/bin/env -i PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
     HOME="${HOME:-/root}" USER="${USER:-root}" LANG=C.UTF-8 \
     ${OMPI_ALLOW_RUN_AS_ROOT:+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1} \
+    ${ASAN_OPTIONS:+"ASAN_OPTIONS=$ASAN_OPTIONS"} ${LSAN_OPTIONS:+"LSAN_OPTIONS=$LSAN_OPTIONS"} \
+    ${UBSAN_OPTIONS:+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
     /bin/sh -c "$*"
 }
 

@@ -14,7 +14,8 @@ Used by bench/runtime/slurm_replay.sh (Slurm alone vs. with libelastic filling t
       of multiplying it (CTC day 30 at 48x on 4 nodes: 3.2x the box without, 0.58 with;
       --all-jobs keeps every job). Each is
       submitted on time to partition P (main) through SLURM_CMD (e.g. `scripts/box.sh slurm`) and
-      writes its start time to DIR; every second the nodes main jobs run on, and (--status: an
+      writes its start time to DIR; every second the nodes main jobs run on, the nodes holder
+      jobs run on (partition --holder-partition, elastic feed slurm's) and (--status: an
       elasticd status.json) the nodes elastic jobs hold, are sampled. At the window's end what is
       left of P's jobs is cancelled, the summary printed and DIR/LABEL.json written.
   main_queue.py summary --out DIR --label L --nodes N      the summary again, from DIR
@@ -23,7 +24,9 @@ Used by bench/runtime/slurm_replay.sh (Slurm alone vs. with libelastic filling t
                                   or not (the main job then waited for them)
 
 Summary: main jobs started and still pending at the end, their waits (submit -> start) p50/p99,
-idle node-seconds (N minus the nodes main jobs use) and the share of them elastic jobs held.
+idle node-seconds (N minus the nodes main jobs use), the share of them holder jobs held (the rest
+is lost to Slurm and the feed: a node idle before its holder runs) and the share elastic jobs held
+(a holder's node not in an elastic job is lost to the runtime: the grow not made yet).
 Exit status 2 on bad input (the log's file and line are named), 1 when Slurm refuses a job.
 """
 import argparse
@@ -128,8 +131,9 @@ def replay(a):
     def sample():
         while not stop.is_set():
             m = main_nodes(a.slurm, a.partition)
+            h = main_nodes(a.slurm, a.holder_partition)
             e = elastic_nodes(a.status) if a.status else 0
-            samples.append((time.time(), m, e))
+            samples.append((time.time(), m, e, h))
             stop.wait(1.0)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -149,9 +153,9 @@ def replay(a):
             print(f"main queue: job {i}: {e}", file=sys.stderr, flush=True)
         if time.time() >= next_report:
             next_report += 30
-            m, e = (samples[-1][1], samples[-1][2]) if samples else (0, 0)
+            _, m, e, h = samples[-1] if samples else (0, 0, 0, 0)
             print(f"main queue: t+{time.time() - t0:.0f}s {i}/{len(jobs)} submitted, "
-                  f"main jobs on {m} node(s), elastic jobs on {e}", flush=True)
+                  f"main jobs on {m} node(s), holders on {h}, elastic jobs on {e}", flush=True)
     while time.time() < t0 + a.minutes * 60:
         time.sleep(0.5)
     stop.set()
@@ -176,22 +180,24 @@ def summarize(out, label, nodes):
             pending += 1
     waits.sort()
     pct = lambda p: waits[min(len(waits) - 1, int(p / 100 * len(waits)))] if waits else math.nan
-    idle = filled = 0.0
+    idle = filled = held = 0.0
     rows = run["samples"]
-    for (t0, m, e), (t1, _, _) in zip(rows, rows[1:]):
+    for (t0, m, e, h), (t1, *_) in zip(rows, rows[1:]):
         idle += (nodes - m) * (t1 - t0)
         filled += min(e, nodes - m) * (t1 - t0)
+        held += min(h, nodes - m) * (t1 - t0)
     return {"label": label, "started": len(waits), "pending": pending, "refused": run["refused"],
             "wait_p50_s": pct(50), "wait_p99_s": pct(99), "idle_node_s": idle,
-            "elastic_node_s": filled, "filled": filled / idle if idle else 0.0}
+            "holder_node_s": held, "elastic_node_s": filled, "filled": filled / idle if idle else 0.0}
 
 
 def summary(out, label, nodes):
     s = summarize(out, label, nodes)
     print(f"{label}: {s['started']} main jobs started, {s['pending']} still pending at the end"
           f"{', %d refused' % s['refused'] if s['refused'] else ''}; wait p50 {s['wait_p50_s']:.2f} s, "
-          f"p99 {s['wait_p99_s']:.2f} s; idle node-s {s['idle_node_s']:.0f}, held by elastic jobs "
-          f"{s['elastic_node_s']:.0f} ({100 * s['filled']:.1f}%)", flush=True)
+          f"p99 {s['wait_p99_s']:.2f} s; idle node-s {s['idle_node_s']:.0f}, held by holders "
+          f"{s['holder_node_s']:.0f}, by elastic jobs {s['elastic_node_s']:.0f} "
+          f"({100 * s['filled']:.1f}%)", flush=True)
     return 0
 
 
@@ -228,6 +234,8 @@ def main():
     r.add_argument("--label", required=True, help="name of this run's files in --out")
     r.add_argument("--status", help="elasticd's status.json: sample the nodes elastic jobs hold")
     r.add_argument("--partition", default="main", help="the main queue's partition (main)")
+    r.add_argument("--holder-partition", default="scavenger",
+                   help="the holder jobs' partition (scavenger): sample the nodes they hold")
     r.add_argument("--all-jobs", action="store_true",
                    help="keep every job (no thinning: small jobs round up to whole nodes)")
     r.add_argument("--seed", type=int, default=1, help="seed of the thinning (1)")

@@ -15,6 +15,8 @@ CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 FMNIST=$5
 out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
 accuracy() { sed -n 's/^final test accuracy \([0-9.]*\).*/\1/p'; }
 EPOCHS=5
+# The hang guards below, times ELASTIC_TEST_TIME_SCALE (tests/CMakeLists.txt: 4 under the sanitizers).
+SCALE=${ELASTIC_TEST_TIME_SCALE:-1}
 # --lr-ranks 2: the rate the fixed 2-rank run uses, scaled with the job size (linear scaling rule)
 TRAIN_ARGS=(--batch 32 --seed 7 --lr-ranks 2)
 
@@ -36,8 +38,8 @@ submit_fmnist() {
 
 # churn_kill: the fixed 2-rank run, then the same training as a job under churn and a kill.
 churn_kill() {
-  timeout 300 "$BOX" exec h0 "$MPIRUN" "${BOX_MPIRUN_ARGS[@]}" --host h1:1,h2:1 --bind-to none -n 2 \
-    "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" > "$T/fixed" 2>&1
+  timeout $((300 * SCALE)) "$BOX" exec h0 "$MPIRUN" "${BOX_MPIRUN_ARGS[@]}" --host h1:1,h2:1 \
+    --bind-to none -n 2 "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" > "$T/fixed" 2>&1
   tail -2 "$T/fixed"
   local fixed
   fixed=$(accuracy < "$T/fixed")
@@ -75,7 +77,7 @@ churn_kill() {
   done
   [ -n "$killed" ] || fail "no host killed: the job never held 2 nodes of a settled pool while it ran"
   hosts_range 4
-  wait_for "$FINISH_S" '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
+  wait_for $((FINISH_S * SCALE)) '[ "$(job_state f)" = finished ]' || fail "job did not finish: $(job_state f)"
   # "finished" is the end of training; rank 0 then evaluates the test set and prints the accuracy
   # (example 04's evaluation takes seconds: reading the output at once missed the line).
   wait_for 120 "out f | grep -q '^final test accuracy'" || fail "no final accuracy line after the job finished"
@@ -120,7 +122,7 @@ case_resume() {
   sleep 1
   crash_and_restart_daemon
   wait_for 60 "[ \$(count_events job_started '\"r\"') -ge 2 ]" || fail "job not restarted"
-  wait_for 300 '[ "$(job_state r)" = finished ]' || fail "job did not finish: $(job_state r)"
+  wait_for $((300 * SCALE)) '[ "$(job_state r)" = finished ]' || fail "job did not finish: $(job_state r)"
   out r | grep -E '^(resumed|final)'
   local step
   step=$(out r | sed -n 's/^resumed from the checkpoint at step \([0-9]*\).*/\1/p' | tail -1)
