@@ -122,12 +122,16 @@ fi
 # rounds at 4 hosts x 2 ranks, 2026-11-27). tcp_add_procs_delay.so holds that window open for 1 s
 # in rank 1 (rank 0 on h1, rank 1 on h2, over TCP); the project's build
 # (scripts/openmpi/0011-*.patch) must deliver both messages and drop nothing.
+# A sanitized probe (the debug preset) needs the ASan runtime ahead of the injector in LD_PRELOAD.
+preload=$delay
+asan=$(ldd "$probe" | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && preload=$asan:$delay
 race() {  # race MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
   "$BOX" kill-all
   mapfile -t boxargs < <("$BOX" mpirun-args)
   timeout 90 "$BOX" exec h0 "$1/bin/mpirun" "${boxargs[@]}" --bind-to none \
     --host h1 -n 1 env LD_LIBRARY_PATH="$1/lib" "$probe" accept-race : \
-    --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$delay" "$probe" accept-race \
+    --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$preload" "$probe" accept-race \
     > "$tmp/out" 2>&1
   "$BOX" kill-all
 }
