@@ -11,21 +11,26 @@
 #include <array>
 #include <cstdio>
 
-// On ranks other than 0: each failed assertion with the test's name and the rank.
+// On ranks other than 0: each failed assertion with the test's name and the rank. The test is
+// taken in OnTestStart: GoogleTest calls OnTestPartResult holding the mutex that
+// UnitTest::current_test_info() takes, and asking there deadlocked the rank (its peers then waited
+// in their next collective until a deadline).
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
  public:
   explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestStart(const ::testing::TestInfo& test) override { test_ = &test; }
+  void OnTestEnd(const ::testing::TestInfo&) override { test_ = nullptr; }
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
     if (!r.failed()) return;
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
     std::fprintf(stderr, "[rank %d] FAILED %s.%s at %s:%d\n%s\n", rank_,
-                 test != nullptr ? test->test_suite_name() : "?",
-                 test != nullptr ? test->name() : "?",
+                 test_ != nullptr ? test_->test_suite_name() : "?",
+                 test_ != nullptr ? test_->name() : "?",
                  r.file_name() != nullptr ? r.file_name() : "?", r.line_number(), r.message());
   }
 
  private:
   int rank_;
+  const ::testing::TestInfo* test_ = nullptr;
 };
 
 // `before_finalize` runs on every rank after the tests, before MPI_Finalize (e.g. to release
