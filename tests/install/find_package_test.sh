@@ -11,7 +11,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 cmake -S "$source/tests/install/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DMPI_HOME="$mpi_home" -DCMAKE_CXX_FLAGS="$cxx_flags" > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+  -DMPI_HOME="$mpi_home" -DCMAKE_CXX_FLAGS="$cxx_flags" > "$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 "$work/build/consumer"
 if [[ -x "$work/build/consumer_control" ]]; then "$work/build/consumer_control"; fi
