@@ -12,10 +12,11 @@ namespace {
 constexpr int kDense = 32;
 constexpr int kSpacing = 16;
 
-double median_of(std::array<double, ScalingModel::kWindow> values, std::size_t size) {
-  const auto first = values.begin();
-  const auto mid = first + static_cast<std::ptrdiff_t>(size / 2);
-  const auto last = first + static_cast<std::ptrdiff_t>(size);
+// The median of [first, last) (non-empty), reordering it.
+template <typename It>
+double median_of(It first, It last) {
+  const auto size = last - first;
+  const It mid = first + size / 2;
   std::nth_element(first, mid, last);
   if (size % 2 == 1) return *mid;
   return 0.5 * (*mid + *std::max_element(first, mid));
@@ -51,7 +52,8 @@ void ScalingModel::observe(int nodes, double samples_per_s) {
   r.ring[r.next] = samples_per_s;
   r.next = (r.next + 1) % kWindow;
   r.size = std::min(r.size + 1, kWindow);
-  r.median = median_of(r.ring, r.size);
+  std::array<double, kWindow> window = r.ring;
+  r.median = median_of(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(r.size));
   refit();
 }
 
@@ -100,9 +102,7 @@ void ScalingModel::refit() {
   }
 }
 
-double ScalingModel::shape(double n) const { return n / (1 + serial_ * (n - 1)); }
-
-PiecewiseLinear ScalingModel::table(double prior_per_node) const {
+PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial) const {
   if (!has_data()) {
     const bool usable = std::isfinite(prior_per_node * max_nodes_) && prior_per_node > 0;
     const double per_node = usable ? prior_per_node : 1;
@@ -125,6 +125,9 @@ PiecewiseLinear ScalingModel::table(double prior_per_node) const {
 
   // fitted(n) * c(n) with c = measured / fitted at measured counts, interpolated between them and
   // held beyond; written as measured * shape ratio so that no product of extreme rates overflows.
+  const bool one_count = counts_.size() == 1 && typical_serial > 0 && typical_serial <= 1;
+  const double serial = one_count ? typical_serial : serial_;
+  const auto shape = [serial](double n) { return n / (1 + serial * (n - 1)); };
   const auto from = [&](auto it, int n) { return it->second.median * shape(n) / shape(it->first); };
   const auto value = [&](int n) {
     const auto hi = counts_.lower_bound(n);
@@ -138,6 +141,14 @@ PiecewiseLinear ScalingModel::table(double prior_per_node) const {
   values.reserve(counts.size());
   for (int n : counts) values.push_back(value(n));
   return *PiecewiseLinear::create(counts, values);
+}
+
+double typical_serial_fraction(std::span<const ScalingModel* const> models) {
+  std::vector<double> fits;
+  for (const ScalingModel* m : models) {
+    if (m != nullptr && m->distinct_counts() >= 2) fits.push_back(m->serial_fraction());
+  }
+  return fits.empty() ? 0.0 : median_of(fits.begin(), fits.end());
 }
 
 double unmeasured_prior(double best_r1) {

@@ -1,6 +1,7 @@
-// ScalingModel: the Amdahl fit from exact and noisy reports, one count, no data, bad input, the
-// table reproducing measurements, the re-plan trigger, and learning inside the allocation loop:
-// the learned table drives allocate() to the allocation the true curve would give.
+// ScalingModel: the Amdahl fit from exact and noisy reports, one count (linear or the typical
+// serial fraction of the other jobs), no data, bad input, the table reproducing measurements, the
+// re-plan trigger, and learning inside the allocation loop: the learned table drives allocate() to
+// the allocation the true curve would give.
 #include "elastic/allocator/scaling_model.h"
 
 #include <gtest/gtest.h>
@@ -82,6 +83,45 @@ TEST(ScalingModel, OneCountIsLinearThroughIt) {
   EXPECT_EQ(model.serial_fraction(), 0.0);
   const PiecewiseLinear table = model.table(7.0);
   for (int n = 1; n <= 16; ++n) EXPECT_NEAR(table.at(n), 105.0 * n, 1e-9) << "n=" << n;
+}
+
+// Measured at one count, the table takes the serial fraction it is given through the measurement;
+// a value outside (0, 1] leaves it linear. The fit itself stays linear (it has no second count).
+TEST(ScalingModel, OneCountTakesTheTypicalSerialFraction) {
+  ScalingModel model(16);
+  model.observe(4, 420.0);
+  const PiecewiseLinear table = model.table(7.0, 0.2);
+  for (int n = 1; n <= 16; ++n) {
+    EXPECT_NEAR(table.at(n), 420.0 * amdahl(1.0, 0.2, n) / amdahl(1.0, 0.2, 4), 1e-9) << "n=" << n;
+  }
+  EXPECT_EQ(model.serial_fraction(), 0.0);
+  for (double s : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_NEAR(model.table(7.0, s).at(8), 105.0 * 8, 1e-9) << "s=" << s;
+  }
+  // From a second count on, the job's own fit decides.
+  model.observe(8, amdahl(105.0, 0.0, 8));
+  EXPECT_NEAR(model.table(7.0, 0.2).at(16), 105.0 * 16, 1e-6);
+}
+
+// The median serial fraction over the models fitted at two or more counts; models measured at one
+// count or not at all, and null entries, do not count.
+TEST(TypicalSerialFraction, MedianOfTheModelsMeasuredAtTwoCounts) {
+  const auto fitted = [](double s) {
+    ScalingModel m(8);
+    m.observe(1, amdahl(50.0, s, 1));
+    m.observe(4, amdahl(50.0, s, 4));
+    return m;
+  };
+  const ScalingModel a = fitted(0.5), b = fitted(0.1), c = fitted(0.2);
+  ScalingModel one_count(8);
+  one_count.observe(2, 10.0);
+  const ScalingModel empty(8);
+  std::vector<const ScalingModel*> models = {&a, &one_count, nullptr, &b, &empty};
+  EXPECT_NEAR(typical_serial_fraction(models), 0.3, 1e-9);  // (0.1 + 0.5) / 2
+  models.push_back(&c);
+  EXPECT_NEAR(typical_serial_fraction(models), 0.2, 1e-9);
+  EXPECT_EQ(typical_serial_fraction(std::vector<const ScalingModel*>{&one_count, &empty}), 0.0);
+  EXPECT_EQ(typical_serial_fraction({}), 0.0);
 }
 
 TEST(ScalingModel, NoDataUsesThePrior) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 namespace elastic::replay {
 namespace {
@@ -38,16 +39,25 @@ ScalingKnowledge::ScalingKnowledge(const std::vector<traces::WorkloadJob>& workl
   }
 }
 
-// As elasticd's prior_per_node: the largest learned r(1) among the admitted jobs.
-double ScalingKnowledge::prior(std::span<const std::size_t> admitted) const {
+// As elasticd's Daemon::priors.
+void ScalingKnowledge::update_priors(std::span<const std::size_t> admitted) {
+  if (source_ != ScalingSource::kLearned) return;
   double best = 0;
+  std::vector<const alloc::ScalingModel*> measured;
   for (std::size_t w : admitted) {
-    if (models_[w] && models_[w]->has_data()) best = std::max(best, models_[w]->r1());
+    if (!models_[w] || !models_[w]->has_data()) continue;
+    best = std::max(best, models_[w]->r1());
+    measured.push_back(&*models_[w]);
   }
-  return alloc::unmeasured_prior(best);
+  prior_per_node_ = alloc::unmeasured_prior(best);
+  typical_serial_ = alloc::typical_serial_fraction(measured);
 }
 
-void ScalingKnowledge::fill(std::size_t w, std::span<const std::size_t> admitted, alloc::Job& job) {
+alloc::PiecewiseLinear ScalingKnowledge::learned_table(std::size_t w) const {
+  return models_[w]->table(prior_per_node_, typical_serial_);
+}
+
+void ScalingKnowledge::fill(std::size_t w, alloc::Job& job) {
   const traces::WorkloadJob& wj = workload_[w];
   switch (source_) {
     case ScalingSource::kOracle:
@@ -59,7 +69,7 @@ void ScalingKnowledge::fill(std::size_t w, std::span<const std::size_t> admitted
       return;
     case ScalingSource::kLearned:
       if (!models_[w]) models_[w].emplace(wj.max_nodes);
-      planned_[w] = models_[w]->table(prior(admitted));
+      planned_[w] = learned_table(w);
       monotone_[w] = non_decreasing(planned_[w]);
       job.scaling = planned_[w];
       return;
@@ -77,14 +87,12 @@ double ScalingKnowledge::noise_factor() {
   return std::max(1e-3, 1.0 + learn_.noise * z);
 }
 
-bool ScalingKnowledge::report(std::size_t w, int nodes, double samples, double period_s,
-                              std::span<const std::size_t> admitted) {
+bool ScalingKnowledge::report(std::size_t w, int nodes, double samples, double period_s) {
   if (source_ != ScalingSource::kLearned || samples <= 0 || period_s <= 0) return false;
   if (!models_[w]) models_[w].emplace(workload_[w].max_nodes);
   models_[w]->observe(nodes, samples / period_s * noise_factor());
   ++reports_;
-  return alloc::changed_significantly(planned_[w], models_[w]->table(prior(admitted)),
-                                      alloc::kReplanOnChange);
+  return alloc::changed_significantly(planned_[w], learned_table(w), alloc::kReplanOnChange);
 }
 
 }  // namespace elastic::replay

@@ -197,14 +197,14 @@ absl::Status Replay::solve() {
   problem.jobs.reserve(active_.size());
   std::vector<int> current;
   current.reserve(active_.size());
-  const std::vector<std::size_t> ws = admitted();
+  knowledge_.update_priors(admitted());
   for (const Active& job : active_) {
     const traces::WorkloadJob& w = workload_[job.w];
     alloc::Job& j = problem.jobs.emplace_back();
     j.id = w.id;
     j.min_nodes = w.min_nodes;
     j.max_nodes = w.max_nodes;
-    knowledge_.fill(job.w, ws, j);
+    knowledge_.fill(job.w, j);
     j.grow_stall_s = w.grow_stall_s;
     j.shrink_stall_s = w.shrink_stall_s;
     current.push_back(static_cast<int>(job.nodes.size()));
@@ -291,12 +291,12 @@ bool Replay::holds_nodes() const {
 // the change and its stall, and elasticd drops the first report after a change.
 bool Replay::report_tick() {
   bool replan = false;
-  const std::vector<std::size_t> ws = admitted();
+  knowledge_.update_priors(admitted());
   const double period_start = now_ - options_.learn.report_period_s;
   for (Active& job : active_) {
     const int n = static_cast<int>(job.nodes.size());
     if (n > 0 && !job.drop_report && job.stall_until <= period_start) {
-      replan |= knowledge_.report(job.w, n, job.period_samples, options_.learn.report_period_s, ws);
+      replan |= knowledge_.report(job.w, n, job.period_samples, options_.learn.report_period_s);
     }
     job.drop_report = false;
     job.period_samples = 0.0;

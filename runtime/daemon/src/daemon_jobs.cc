@@ -144,7 +144,8 @@ void Daemon::learn(Job& job) {
   }
   const int nodes = static_cast<int>(g.nodes().size());
   job.learned->observe(nodes, g.samples_per_s());
-  const alloc::PiecewiseLinear table = job.learned->table(prior_per_node());
+  const Priors prior = priors();
+  const alloc::PiecewiseLinear table = job.learned->table(prior.per_node, prior.serial);
   if (alloc::changed_significantly(job.planned_table, table, alloc::kReplanOnChange)) {
     log("throughput_learned", {{"job", job.rec.spec.id},
                                {"nodes", nodes},
@@ -155,8 +156,9 @@ void Daemon::learn(Job& job) {
   }
 }
 
-double Daemon::prior_per_node() const {
+Daemon::Priors Daemon::priors() const {
   double best = 0;
+  std::vector<const alloc::ScalingModel*> learned;
   for (const Job& j : jobs_) {
     if (!j.active()) continue;
     if (j.rec.spec.scaling && !j.rec.spec.scaling->samples_per_s.empty()) {
@@ -165,9 +167,10 @@ double Daemon::prior_per_node() const {
       best = std::max(best, n > 0 ? r / n : r);
     } else if (j.learned && j.learned->has_data()) {
       best = std::max(best, j.learned->r1());
+      learned.push_back(&*j.learned);
     }
   }
-  return alloc::unmeasured_prior(best);
+  return {alloc::unmeasured_prior(best), alloc::typical_serial_fraction(learned)};
 }
 
 void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
@@ -240,12 +243,12 @@ void Daemon::plan() {
   std::vector<Job*> planned;
   std::vector<std::vector<std::string>> held;
   nlohmann::json inputs = nlohmann::json::array();
-  const double prior = prior_per_node();
+  const Priors prior = priors();
   for (Job& job : jobs_) {
     if (!job.active()) continue;
     std::vector<std::string> held_nodes =
         job.group ? job.group->nodes() : std::vector<std::string>{};
-    if (job.learned) job.planned_table = job.learned->table(prior);
+    if (job.learned) job.planned_table = job.learned->table(prior.per_node, prior.serial);
     absl::StatusOr<alloc::Job> aj =
         plan_job(job.rec.spec, held_nodes, job.planned_table, options_.plan);
     if (!aj.ok()) {
@@ -261,7 +264,8 @@ void Daemon::plan() {
       in["learned"] = {{"r1", job.learned->r1()},
                        {"serial_fraction", job.learned->serial_fraction()},
                        {"counts_measured", job.learned->distinct_counts()},
-                       {"prior_per_node", prior}};
+                       {"prior_per_node", prior.per_node},
+                       {"typical_serial_fraction", prior.serial}};
     }
     inputs.push_back(std::move(in));
     alloc_jobs.push_back(*std::move(aj));

@@ -37,10 +37,16 @@ class ScalingKnowledge {
 
   ScalingSource source() const { return source_; }
 
+  // Learned mode: recomputes, from the models of the admitted jobs (`admitted`: their workload
+  // indices), what the tables of jobs not fully measured assume, as elasticd does: the rate per
+  // node of a job not measured yet (alloc::unmeasured_prior of the largest learned r(1)) and the
+  // serial fraction of a job measured at one count (alloc::typical_serial_fraction). Called once
+  // per plan and per report tick, before fill and report.
+  void update_priors(std::span<const std::size_t> admitted);
+
   // Sets job.scaling (and job.value for the oracle) for workload job `w` and remembers it as the
-  // table planned with. `admitted`: the workload indices of the admitted jobs, whose learned r(1)
-  // set the prior of jobs not measured yet.
-  void fill(std::size_t w, std::span<const std::size_t> admitted, alloc::Job& job);
+  // table planned with.
+  void fill(std::size_t w, alloc::Job& job);
 
   // Whether the table last planned for `w` (and its value table) never falls with more nodes
   // (true before the first plan).
@@ -49,14 +55,13 @@ class ScalingKnowledge {
   // A progress report of job `w` (learned mode; ignored otherwise): `samples` made over the last
   // `period_s` at `nodes` nodes, seen with noise. Returns true when its table moved by more than
   // alloc::kReplanOnChange since it was planned (elasticd re-plans then).
-  bool report(std::size_t w, int nodes, double samples, double period_s,
-              std::span<const std::size_t> admitted);
+  bool report(std::size_t w, int nodes, double samples, double period_s);
 
   // Reports observed (learned mode).
   std::int64_t reports() const { return reports_; }
 
  private:
-  double prior(std::span<const std::size_t> admitted) const;
+  alloc::PiecewiseLinear learned_table(std::size_t w) const;
   double noise_factor();
 
   const std::vector<traces::WorkloadJob>& workload_;
@@ -67,6 +72,8 @@ class ScalingKnowledge {
   std::vector<char> monotone_;
   std::mt19937_64 rng_;
   std::int64_t reports_ = 0;
+  double prior_per_node_ = 1.0;  // learned mode: update_priors
+  double typical_serial_ = 0.0;
 };
 
 }  // namespace elastic::replay

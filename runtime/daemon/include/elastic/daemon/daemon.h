@@ -87,9 +87,15 @@ class Daemon {
   // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned
   // table moved by more than kReplanOnChange.
   void learn(Job& job);
-  // Samples/s per node assumed for a job with neither a table nor reports:
-  // alloc::unmeasured_prior of the largest r(1) of the other active jobs.
-  double prior_per_node() const;
+  // What the learned tables of jobs not fully measured assume: the samples/s per node of a job
+  // with neither a table nor reports (alloc::unmeasured_prior of the largest r(1) of the active
+  // jobs) and the serial fraction of a job measured at one count (alloc::typical_serial_fraction
+  // of the active jobs' learned models).
+  struct Priors {
+    double per_node = 1.0;
+    double serial = 0.0;
+  };
+  Priors priors() const;
   // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
   void check_leaving();
   // Builds the problem from the pool and the active jobs, solves it, and carries out its
