@@ -24,6 +24,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How often the holders' marker files and elasticd's status are looked at: a preempting main-queue
+// job waits for this twice (a holder's SIGTERM -> the hostfile; its node vacated -> the holder
+// let go). A directory listing and a small JSON read each time.
+constexpr std::chrono::milliseconds kMirrorEvery{20};
+
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -94,7 +99,7 @@ class SlurmHolderFeed {
     return absl::OkStatus();
   }
 
-  // Leaving and released files, the hostfile. Every 0.1 s.
+  // Leaving and released files, the hostfile. Every kMirrorEvery.
   absl::Status mirror() {
     if (!seen_) return absl::OkStatus();  // Slurm never answered yet: the hostfile stays as it is
     leaving_ = markers(o_.holder_dir, ".leaving");
@@ -201,7 +206,7 @@ absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
                                      std::chrono::duration<double>(o.every_s));
     }
     if (absl::Status s = holders.mirror(); !s.ok()) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(kMirrorEvery);
   }
   return absl::OkStatus();
 }

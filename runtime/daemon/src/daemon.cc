@@ -147,6 +147,7 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
     lost_.erase(n);
     if (occupied(n)) {
       leaving_[n] = unix_now() + options_.grace_s;
+      urgent_ = true;
     } else {
       released.push_back(n);
     }
@@ -156,6 +157,7 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
                    {"pool", static_cast<int>(pool_.size())},
                    {"leaving", static_cast<int>(leaving_.size())}});
   for (const std::string& n : released) log("node_released", {{"node", n}, {"after_s", 0.0}});
+  status_due_ = status_due_ || !released.empty();
   dirty_ = true;
 }
 
@@ -240,6 +242,7 @@ void Daemon::check_leaving() {
       log("node_released",
           {{"node", it->first}, {"after_s", options_.grace_s - (it->second - now)}});
       it = leaving_.erase(it);
+      status_due_ = true;
     } else {
       if (now > it->second) {
         log("grace_exceeded", {{"node", it->first}});
@@ -352,14 +355,16 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
     }
     if (dirty_ && !was_dirty) dirty_since_ = Clock::now();
     const double waited = std::chrono::duration<double>(Clock::now() - dirty_since_).count();
-    if (dirty_ && waited >= options_.debounce_s) {
+    if (dirty_ && (urgent_ || waited >= options_.debounce_s)) {
       dirty_ = false;
+      urgent_ = false;
       plan();
       check_leaving();
     }
-    if (Clock::now() - last_status_ > std::chrono::milliseconds(200)) {
+    if (status_due_ || Clock::now() - last_status_ > std::chrono::milliseconds(200)) {
       write_status();
       last_status_ = Clock::now();
+      status_due_ = false;
     }
     if (options_.max_output_mb > 0 && Clock::now() - last_output_check_ > std::chrono::seconds(1)) {
       bound_outputs();

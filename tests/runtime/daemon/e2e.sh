@@ -42,7 +42,9 @@ case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
 case_shrink_notice() {  # h3 leaves the hostfile: vacated and released within the grace period
   GRACE=15
   hosts_range 4
-  start_daemon
+  # A held node leaving is planned at once, not after the debounce (its new owner waits): with
+  # 20 s here, a plan that waited for it would miss the 15 s below. The start waits for it.
+  start_daemon --debounce-s 20
   submit s 1500 1 4
   wait_for 60 '[ "$(job_ranks s)" = 4 ]' || fail "job did not reach 4 ranks"
   [ -n "$(rank_pids h3)" ] || fail "no ranks on h3 before the notice"

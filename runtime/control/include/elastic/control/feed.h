@@ -47,7 +47,7 @@ struct HolderFeedOptions {
   int max_holders = 0;                // 0 = one per idle node
   double submit_per_s = 4;            // submissions per second, at most
   int slots = 0;                      // > 0 replaces the node's CPU count
-  double every_s = 1;                 // scheduler poll period; leaving files are read every 0.1 s
+  double every_s = 1;                 // scheduler poll period; leaving files are read every 20 ms
 };
 
 struct Feed;

@@ -33,7 +33,8 @@ struct DaemonOptions {
   double grace_s = 30;                // a node removed from the hostfile is vacated within this
   bool fake_nodes = false;            // one-machine mode: nodes are labels, ranks run on this host
   bool ranks_ignore_sigterm = false;  // ranks run as steps of Slurm holders (elastic-slurm-agent)
-  double debounce_s = 0.5;            // events closer than this are planned together
+  double debounce_s = 0.5;            // events closer than this are planned together (not a
+                                      // held node leaving: planned at once)
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
@@ -140,6 +141,11 @@ class Daemon {
   bool process_table_failed_ = false;
   std::vector<Job> jobs_;
   bool dirty_ = true;
+  // A held node is leaving: its owner (a preempting main-queue job) waits, so the plan that moves
+  // the job off it does not wait for the debounce, and status.json (which the Slurm feed reads to
+  // let the holder go) is written as soon as the node is released.
+  bool urgent_ = false;
+  bool status_due_ = false;
   std::chrono::steady_clock::time_point dirty_since_{};
   std::chrono::steady_clock::time_point last_status_{};
   std::chrono::steady_clock::time_point last_output_check_{};
