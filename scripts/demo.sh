@@ -33,9 +33,10 @@
 # 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
 # DEMO_REFRESH (5 s); with --slurm: DEMO_MAIN_LOG (SWF), DEMO_MAIN_START (trace s, 864000 = day
 # 10), DEMO_MAIN_SPEED (12), DEMO_MAIN_MINUTES (3: how long main jobs arrive; the summary waits
-# for the window's end). Known bug (docs/slurm.md): DEMO_MAIN_SPEED=150 brings a 6-node main job
-# that preempts 6 holders while jobs are starting, and elasticd dies with PRRTE's "lost
-# communication with a remote daemon".
+# for the window's end). DEMO_MAIN_SPEED=150 once brought a 6-node main job that preempted 6
+# holders while jobs were starting, and elasticd died with PRRTE's "lost communication with a
+# remote daemon"; patches 0012-0014 fix both ways a daemon is lost during a spawn, each tested by
+# an e2e case, but that window has not been run again (docs/slurm.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SLURM_MODE=0
