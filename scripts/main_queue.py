@@ -35,6 +35,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import threading
@@ -167,18 +168,25 @@ def replay(a):
     return 1 if refused else 0
 
 
-def summarize(out, label, nodes):
+def job_waits(out, label):
+    """The run's record and each main job's wait in s, by job number (None: never started)."""
     prefix = os.path.join(out, label)
     with open(prefix + ".json") as f:
         run = json.load(f)
-    waits, pending = [], 0
+    waits = {}
     for i, submitted in run["submits"].items():
         try:
             with open(f"{prefix}.start.{i}") as f:
-                waits.append(float(f.read()) - submitted)
+                waits[int(i)] = float(f.read()) - submitted
         except (OSError, ValueError):
-            pending += 1
-    waits.sort()
+            waits[int(i)] = None
+    return run, waits
+
+
+def summarize(out, label, nodes):
+    run, by_job = job_waits(out, label)
+    waits = sorted(w for w in by_job.values() if w is not None)
+    pending = len(by_job) - len(waits)
     pct = lambda p: waits[min(len(waits) - 1, int(p / 100 * len(waits)))] if waits else math.nan
     idle = filled = held = 0.0
     rows = run["samples"]
@@ -198,6 +206,21 @@ def summary(out, label, nodes):
           f"p99 {s['wait_p99_s']:.2f} s; idle node-s {s['idle_node_s']:.0f}, held by holders "
           f"{s['holder_node_s']:.0f}, by elastic jobs {s['elastic_node_s']:.0f} "
           f"({100 * s['filled']:.1f}%)", flush=True)
+    return 0
+
+
+def compare(out, base, other):
+    """Job by job: how much later each main job started in run `other` than in run `base`."""
+    _, a = job_waits(out, base)
+    _, b = job_waits(out, other)
+    deltas = [b[i] - a[i] for i in sorted(a) if a[i] is not None and b.get(i) is not None]
+    if not deltas:
+        print(f"{other} vs {base}: no main job started in both runs")
+        return 0
+    print(f"{other} vs {base}, job by job ({len(deltas)} started in both): wait "
+          f"{min(deltas):+.2f} to {max(deltas):+.2f} s, median {statistics.median(deltas):+.2f} s; "
+          f"later in {sum(d > 0 for d in deltas)}, earlier in {sum(d < 0 for d in deltas)}",
+          flush=True)
     return 0
 
 
@@ -244,6 +267,10 @@ def main():
     s.add_argument("--out", required=True)
     s.add_argument("--label", required=True)
     s.add_argument("--nodes", type=int, required=True)
+    c = sub.add_parser("compare", help="job by job, the waits of one replay against another's")
+    c.add_argument("--out", required=True)
+    c.add_argument("--base", required=True, help="label of the baseline run (e.g. slurm_only)")
+    c.add_argument("--label", required=True, help="label of the run compared with it")
     h = sub.add_parser("holders", help="how the preempted holder jobs left")
     h.add_argument("dir", help="the holders' dir (STATE_DIR/slurm-holders)")
     a = p.parse_args()
@@ -252,6 +279,11 @@ def main():
             return holders(a.dir)
         except OSError as e:
             fail(f"cannot read the holders' output: {e}")
+    if a.cmd == "compare":
+        try:
+            return compare(a.out, a.base, a.label)
+        except (OSError, ValueError, KeyError) as e:
+            fail(f"cannot compare replays '{a.label}' and '{a.base}' in {a.out}: {e}")
     if a.cmd == "summary":
         try:
             return summary(a.out, a.label, a.nodes)

@@ -16,7 +16,8 @@
 # 0.55 instead of 3.2) and prints per run: jobs started, main-job waits p50/p99 (started jobs;
 # those still pending at the window's end are counted apart), the idle node-seconds (4 minus the
 # nodes main jobs use, sampled every second) and the share of them the elastic jobs held; then
-# the elastic jobs' samples and how many preempted holders were released within their wait.
+# job by job, how much later each main job started with libelastic than alone (`main_queue.py
+# compare`); the elastic jobs' samples and how many preempted holders were released in time.
 set -u
 MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,5 +54,7 @@ echo "=== summary (REPLAY_MINUTES=$MINUTES, REPLAY_SPEED=$SPEED, REPLAY_START=$S
 for l in "${runs[@]}"; do
   python3 "$ROOT/scripts/main_queue.py" summary --out "$T" --label $l --nodes "$BOX_HOSTS"
 done
+[ "${#runs[@]}" = 2 ] &&
+  python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only --label with_libelastic
 python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples {j['reason']}\" for j in d['jobs']))"
 python3 "$ROOT/scripts/main_queue.py" holders "$HOLDERS"
