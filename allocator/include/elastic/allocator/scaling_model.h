@@ -15,8 +15,8 @@
 // typical_serial_fraction() of the admitted jobs' models), 0 when none has been measured at two
 // counts yet. Linear alone is optimistic: with many jobs each measured at one count, the planner
 // gave their nodes to jobs that did not scale (elastic-replay --scaling learned on the Summit
-// slice with 1000 jobs admitted: 0.916 of the oracle's samples against 0.9999 with the typical
-// serial fraction; docs/replay.md). Either way, the job's reports at a new count teach the model
+// slice with 1000 jobs admitted: 0.916 of the oracle's samples against 0.990-0.999 with the
+// typical serial fraction, three seeds; docs/replay.md). Either way, the job's reports at a new count teach the model
 // the rest of its own curve. No data at all gives `prior_per_node`*n (optimism that gets a new job
 // measured).
 //
