@@ -27,6 +27,24 @@ absl::Status invalid(const std::string& what) {
   return absl::AbortedError(absl::StrCat("invalid directive from the controller: ", what));
 }
 
+// "; no record from members 3, 4; not sent to 4": connect_all's requests still active, each
+// tested once more (the layout of reqs and others is connect_all's).
+std::string unfinished_peers(std::span<MPI_Request> reqs, std::span<const int> others) {
+  std::string from;
+  std::string to;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    int done = 1;
+    if (reqs[i] != MPI_REQUEST_NULL) MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+    if (done) continue;
+    std::string& list = i % 2 == 0 ? from : to;
+    absl::StrAppend(&list, list.empty() ? "" : ", ", others[i / 2]);
+  }
+  std::string out;
+  if (!from.empty()) absl::StrAppend(&out, "; no record from members ", from);
+  if (!to.empty()) absl::StrAppend(&out, "; not sent to ", to);
+  return out;
+}
+
 }  // namespace
 
 int checksum(std::span<const int> values) {
@@ -118,8 +136,11 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point d
   ::gethostname(mine.data() + sizeof pid, kPeerHostChars);
   std::vector<Record> records(static_cast<std::size_t>(n));
   records[static_cast<std::size_t>(me)] = mine;
+  // reqs[2k] receives from others[k], reqs[2k + 1] sends to it.
   std::vector<MPI_Request> reqs;
+  std::vector<int> others;
   reqs.reserve(2 * static_cast<std::size_t>(n));
+  others.reserve(static_cast<std::size_t>(n));
   const int bytes = static_cast<int>(sizeof(Record));
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
@@ -129,10 +150,13 @@ absl::StatusOr<std::vector<Peer>> connect_all(MPI_Comm comm, Clock::time_point d
     reqs.push_back(r);
     ELASTIC_MPI_CHECK(MPI_Isend(mine.data(), bytes, MPI_BYTE, p, kTagConnect, comm, &r));
     reqs.push_back(r);
+    others.push_back(p);
   }
   for (MPI_Request& r : reqs) {
     if (absl::Status st = coll::wait(r, deadline, "connect_all", coll::kControlPace); !st.ok()) {
-      return st;
+      if (!absl::IsDeadlineExceeded(st)) return st;
+      return absl::DeadlineExceededError(absl::StrCat("connect_all: timed out at member ", me,
+                                                      " of ", n, unfinished_peers(reqs, others)));
     }
   }
   std::vector<Peer> peers(static_cast<std::size_t>(n));

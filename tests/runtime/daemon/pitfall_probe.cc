@@ -15,7 +15,13 @@
 //                                 while a thread of its own polls; rank 0 sends to rank 1 300 ms
 //                                 later; each then receives; prints "accept-race rank R rc RC got
 //                                 V" (pitfalls.sh H preloads tcp_add_procs_delay.so into rank 1)
+//   pitfall_probe revoke          under mpirun with 2+ ranks on each of 2+ hosts (so that coll/han
+//                                 runs the collectives): after one allreduce on a duplicate of the
+//                                 world, the last rank revokes it instead of joining the next;
+//                                 the others print "revoke rank R rc RC" when theirs returns
 #include <mpi.h>
+// mpi-ext.h (MPIX_Comm_revoke) needs mpi.h first.
+#include <mpi-ext.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -63,6 +69,34 @@ int accept_race() {
   return 0;
 }
 
+// A revoke must end a blocking collective that a rank will never join. coll/han runs it on
+// sub-communicators of its own, which stock 5.0.7 does not revoke with their parent.
+int revoke_allreduce() {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int one = 1;
+  int sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);  // han builds its sub-communicators
+  alarm(30);
+  if (rank == size - 1) {
+    sleep(1);
+    MPIX_Comm_revoke(comm);
+  } else {
+    const int rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+    std::printf("revoke rank %d rc %d\n", rank, rc);
+    std::fflush(stdout);
+  }
+  sleep(1);  // the revoke reaches everyone before anyone finalizes
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +105,7 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, what == "accept-race" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
                   &provided);
   if (what == "accept-race") return accept_race();
+  if (what == "revoke") return revoke_allreduce();
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {

@@ -149,4 +149,31 @@ if [ $box = yes ]; then
 else
   echo "skipped: H (no cluster in a box on this machine)"
 fi
+# I: a revoke ends a blocking collective that a rank never joins. With 2 ranks on each of 2
+# hosts coll/han runs MPI_Allreduce on intra- and inter-node communicators of its own, and stock
+# 5.0.7 revokes only the user's: the ranks waited in the allreduce for good, so a job whose
+# repair revoked its communicator while a rank was in the step boundary's allreduce hung, and the
+# repair's agreement with it (8 hosts x 2 ranks, 2026-11-28). The project's build
+# (scripts/openmpi/0015-*.patch) revokes han's communicators with their parent: the three ranks in
+# the allreduce must return an error.
+revoke() {  # revoke MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
+  "$BOX" kill-all
+  mapfile -t boxargs < <("$BOX" mpirun-args)
+  timeout 90 "$BOX" exec h0 "$1/bin/mpirun" --with-ft ulfm "${boxargs[@]}" --bind-to none \
+    --host h1:2,h2:2 -n 4 env LD_LIBRARY_PATH="$1/lib" "$probe" revoke > "$tmp/out" 2>&1
+  "$BOX" kill-all
+}
+if [ $box = yes ]; then
+  revoke "$bin/.."
+  check "a revoke ends an allreduce under coll/han on every rank in it (our patch)" \
+    '[ "$(grep -c "^revoke rank [0-2] rc [1-9]" $tmp/out)" = 3 ]'
+  [ "$(grep -c '^revoke rank [0-2] rc [1-9]' "$tmp/out")" = 3 ] || tail -30 "$tmp/out"
+  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+    revoke "$ELASTIC_STOCK_MPI_HOME"
+    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, I: $(grep -c '^revoke rank' $tmp/out) of 3" \
+      "ranks returned from the revoked allreduce"
+  fi
+else
+  echo "skipped: I (no cluster in a box on this machine)"
+fi
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
