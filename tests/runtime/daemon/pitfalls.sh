@@ -63,13 +63,18 @@ check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tm
 # three hosts, earlier children still alive, must all work. With ELASTIC_STOCK_MPI_HOME set to a
 # stock build, the same is run there and what it does is printed (not asserted).
 BOX=$src/../../../scripts/box.sh
-box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
-  local h
+# box_run SECONDS MPIRUN ARGS...: MPIRUN on h0 with the box's arguments, on hosts cleared of
+# everything the step before left -> $tmp/out.
+box_run() {
+  local limit=$1 mpirun=$2
+  shift 2
   "$BOX" kill-all
   mapfile -t boxargs < <("$BOX" mpirun-args)
-  timeout 120 "$BOX" exec h0 "$1/mpirun" --with-ft ulfm "${boxargs[@]}" --bind-to none -n 1 \
-    "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2 > "$tmp/out" 2>&1
+  timeout "$limit" "$BOX" exec h0 "$mpirun" "${boxargs[@]}" "$@" > "$tmp/out" 2>&1
   "$BOX" kill-all
+}
+box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
+  box_run 120 "$1/mpirun" --with-ft ulfm --bind-to none -n 1 "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2
 }
 box=no
 "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}" && box=yes
@@ -127,13 +132,9 @@ preload=$delay
 asan=$(ldd "$probe" | awk '/libasan/ { print $3 }')
 [ -n "$asan" ] && preload=$asan:$delay
 race() {  # race MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
-  "$BOX" kill-all
-  mapfile -t boxargs < <("$BOX" mpirun-args)
-  timeout 90 "$BOX" exec h0 "$1/bin/mpirun" "${boxargs[@]}" --bind-to none \
+  box_run 90 "$1/bin/mpirun" --bind-to none \
     --host h1 -n 1 env LD_LIBRARY_PATH="$1/lib" "$probe" accept-race : \
-    --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$preload" "$probe" accept-race \
-    > "$tmp/out" 2>&1
-  "$BOX" kill-all
+    --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$preload" "$probe" accept-race
 }
 if [ $box = yes ]; then
   race "$bin/.."
@@ -157,11 +158,8 @@ fi
 # (scripts/openmpi/0015-*.patch) revokes han's communicators with their parent: the three ranks in
 # the allreduce must return an error.
 revoke() {  # revoke MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
-  "$BOX" kill-all
-  mapfile -t boxargs < <("$BOX" mpirun-args)
-  timeout 90 "$BOX" exec h0 "$1/bin/mpirun" --with-ft ulfm "${boxargs[@]}" --bind-to none \
-    --host h1:2,h2:2 -n 4 env LD_LIBRARY_PATH="$1/lib" "$probe" revoke > "$tmp/out" 2>&1
-  "$BOX" kill-all
+  box_run 90 "$1/bin/mpirun" --with-ft ulfm --bind-to none --host h1:2,h2:2 -n 4 \
+    env LD_LIBRARY_PATH="$1/lib" "$probe" revoke
 }
 if [ $box = yes ]; then
   revoke "$bin/.."
