@@ -23,7 +23,7 @@ mapfile -t boxargs < <("$BOX" mpirun-args)
 tmp=$(mktemp -d /var/tmp/runtime-bench.XXXXXX)  # shared by every host
 sweep() { "$BOX" kill-all; }
 # The logs of a failed round (the jobs' stdout/stderr, elasticd's) stay for a look.
-trap 'sweep; if grep -q "failed" "$tmp/elastic.err" 2>/dev/null; then echo "logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
+trap 'sweep; if grep -q "rescale_bench: .*failed" "$tmp/elastic.err" 2>/dev/null; then echo "logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
 now() { date +%s.%N; }
 wait_grep() {  # wait_grep SECONDS PATTERN FILE
   local end=$((SECONDS + $1))
