@@ -167,15 +167,16 @@ agent() {
 # own slots): mpi_yield_when_idle tells it that they are oversubscribed, as mpirun does by itself
 # when it oversubscribes one node, so that a rank waiting in MPI hands the core to the peer it
 # waits for (OMPI_MCA_ variables reach spawned jobs too). At 8 hosts it took shrink on notice from
-# 408-517 ms to 94-104 ms (docs/runtime.md, "Rescale latency"). The hand-over is a nanosleep, not
-# Open MPI's default sched_yield: at 8 hosts x 2 ranks some 40 threads called sched_yield in a
-# loop, the kernel's own workers starved for 30-93 s ("BUG: workqueue lockup" in dmesg) and grows
-# timed out; with nanosleep the same benchmark completed every round (docs/runtime.md).
+# 408-517 ms to 94-104 ms (docs/runtime.md, "Rescale latency"); the hand-over is a nanosleep (the
+# prefix's openmpi-mca-params.conf, scripts/openmpi/). coll/han is left out for the same reason:
+# with 2 ranks a host it builds intra- and inter-node communicators of its own inside the first
+# collective on every new communicator, and on cores shared by 16 ranks that took shrink on notice
+# at 8 hosts from 56-87 ms to 103-179 ms (docs/runtime.md). Elsewhere Open MPI's default stands.
 mpirun_args() {  # mpirun_args [--no-agent]
   [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "$SELF agent"
   printf '%s\n' --prtemca oob_tcp_if_include "$NET.0/24" \
     --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca mpi_yield_when_idle 1 \
-    --mca threads_pthreads_yield_strategy nanosleep
+    --mca coll ^han
 }
 
 cmd=${1:-}

@@ -58,7 +58,7 @@ has_ulfm() { [ -x "$1/bin/mpicc" ] && [ -f "$1/include/mpi-ext.h" ] && grep -rqs
 # this install (a user's too) gets them.
 install_params() {
   local f
-  for f in pmix-mca-params.conf prte-mca-params.conf; do
+  for f in openmpi-mca-params.conf pmix-mca-params.conf prte-mca-params.conf; do
     grep -qs '^# libelastic' "$1/etc/$f" || cat "$PATCHES/$f" >> "$1/etc/$f"
   done
 }

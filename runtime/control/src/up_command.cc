@@ -7,11 +7,6 @@ namespace elastic::rt {
 std::vector<std::string> compose_up_command(const UpOptions& o) {
   std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1",
                                    "--bind-to",       "none"};
-  // Where Open MPI finds a node oversubscribed (it then turns mpi_yield_when_idle on), an idle
-  // rank hands its core on with a nanosleep instead of sched_yield: dozens of threads yielding in
-  // a loop starved the kernel's workers for 30-93 s at 8 hosts x 2 ranks on 2 cores, and grows
-  // timed out (docs/runtime.md). A node with a core per rank never yields: nothing changes there.
-  argv.insert(argv.end(), {"--mca", "threads_pthreads_yield_strategy", "nanosleep"});
   if (!o.fake_nodes && !o.launch_agent.empty()) {
     argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
   }

@@ -170,14 +170,14 @@ up)
   expect_rc 0 "$elastic" up --fake-nodes 8 --dry-run --mpirun /opt/mpi/bin/mpirun \
     --elasticd /opt/bin/elasticd --mpi-arg=--mca --mpi-arg coll --mpi-arg '^han' \
     --daemon-arg=--grace-s --daemon-arg 5
-  want="/opt/mpi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy nanosleep --mca coll '^han' /opt/bin/elasticd --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --fake-nodes --grace-s 5"
+  want="/opt/mpi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --mca coll '^han' /opt/bin/elasticd --hostfile $tmp/state/fake_hostfile --state-dir $tmp/state --fake-nodes --grace-s 5"
   [ "$out" = "$want" ] || fail "fake-node dry-run line:\n got: $out\nwant: $want"
   # A cluster: mpirun knows only this node (elasticd adds granted nodes as it spawns there) and
   # gets the launch agent, if any, to start PRRTE's daemons on them.
   printf 'n1 slots=4\nn2 slots=4\n' >"$tmp/granted"
   expect_rc 0 "$elastic" up --hostfile "$tmp/granted" --agent /usr/bin/rsh --dry-run --mpirun mpirun \
     --elasticd /opt/bin/elasticd
-  want="mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy nanosleep --prtemca plm_ssh_agent /usr/bin/rsh /opt/bin/elasticd --hostfile $tmp/granted --state-dir $tmp/state"
+  want="mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent /usr/bin/rsh /opt/bin/elasticd --hostfile $tmp/granted --state-dir $tmp/state"
   [ "$out" = "$want" ] || fail "cluster dry-run line:\n got: $out\nwant: $want"
   expect_rc 2 "$elastic" up --dry-run
   contains "$err" "--hostfile FILE or --fake-nodes N"

@@ -122,8 +122,7 @@ TEST(UpCommand, ClusterModeGivesElasticdTheHostfileAndMpirunTheAgent) {
   o.mpirun_args = {"--mca", "coll", "^han"};
   o.elasticd_args = {"--grace-s", "10"};
   EXPECT_EQ(shell_join(compose_up_command(o)),
-            "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --mca "
-            "threads_pthreads_yield_strategy nanosleep --prtemca plm_ssh_agent "
+            "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
             "/usr/bin/rsh --mca coll '^han' /usr/bin/elasticd --hostfile '/s/granted hosts' "
             "--state-dir /s --grace-s 10");
   o.launch_agent.clear();
@@ -143,8 +142,7 @@ TEST(UpCommand, SlurmStepsKeepDaemonsAttachedAndRanksOnSigterm) {
   o.launch_agent = "/b/elastic-slurm-agent";
   o.slurm_steps = true;
   EXPECT_EQ(shell_join(compose_up_command(o)),
-            "mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy "
-            "nanosleep --prtemca plm_ssh_agent "
+            "mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
             "/b/elastic-slurm-agent --leave-session-attached /b/elasticd --hostfile /s/hosts "
             "--state-dir /s --ranks-ignore-sigterm");
   o.fake_nodes = true;  // label mode has no remote daemons: nothing of this applies
@@ -166,8 +164,7 @@ TEST(UpCommand, FakeNodeModeKeepsTheHostfileFromMpirun) {
   o.elasticd_args = {"--ranks-per-node", "1"};
   const auto argv = compose_up_command(o);
   EXPECT_EQ(shell_join(argv),
-            "mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy "
-            "nanosleep /b/elasticd --hostfile /s/fake_hostfile "
+            "mpirun --with-ft ulfm -n 1 --bind-to none /b/elasticd --hostfile /s/fake_hostfile "
             "--state-dir /s --fake-nodes --ranks-per-node 1");
   const auto daemon = std::find(argv.begin(), argv.end(), "/b/elasticd");
   EXPECT_EQ(std::count(argv.begin(), daemon, "--hostfile"), 0);

@@ -30,13 +30,11 @@ struct UpOptions {
   std::vector<std::string> elasticd_args;  // extra, after the program's own
 };
 
-// Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy
-//               nanosleep [--prtemca plm_ssh_agent AGENT]
+// Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none [--prtemca plm_ssh_agent AGENT]
 //               [--leave-session-attached] [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR [--ranks-ignore-sigterm] [elasticd_args]
 //             (the two in brackets with slurm_steps)
-// Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none --mca threads_pthreads_yield_strategy
-//               nanosleep [mpirun_args]
+// Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR --fake-nodes [elasticd_args]
 // (--bind-to none: the launch line elasticd_main.cc prescribes and its end-to-end tests use.)
 std::vector<std::string> compose_up_command(const UpOptions& options);
