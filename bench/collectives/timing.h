@@ -16,15 +16,19 @@
 
 namespace elastic::bench {
 
-// COLLECTIVE over MPI_COMM_WORLD: every rank passes the same `samples` and contenders.
+// COLLECTIVE over MPI_COMM_WORLD: every rank passes the same `samples` and contenders. Contender
+// c is aligned by `align[c]`, a barrier of its own library: a rank left spinning in MPI_Barrier
+// keeps the core from the other library's threads on a shared node (gloo's waited for the next
+// scheduler tick, docs/libtorch.md), so each contender runs as it would without the other.
 template <std::size_t N>
 std::array<double, N> median_seconds(int samples,
-                                     const std::array<std::function<void()>, N>& contenders) {
+                                     const std::array<std::function<void()>, N>& contenders,
+                                     const std::array<std::function<void()>, N>& align) {
   std::array<std::vector<double>, N> t;
   for (int i = 0; i < samples; ++i) {
     std::array<double, N> dt{};
     for (std::size_t c = 0; c < N; ++c) {
-      MPI_Barrier(MPI_COMM_WORLD);
+      align[c]();
       const auto t0 = std::chrono::steady_clock::now();
       contenders[c]();
       dt[c] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -39,6 +43,15 @@ std::array<double, N> median_seconds(int samples,
     median[c] = t[c][t[c].size() / 2];
   }
   return median;
+}
+
+// The same, every contender aligned by MPI_Barrier.
+template <std::size_t N>
+std::array<double, N> median_seconds(int samples,
+                                     const std::array<std::function<void()>, N>& contenders) {
+  std::array<std::function<void()>, N> align;
+  align.fill([] { MPI_Barrier(MPI_COMM_WORLD); });
+  return median_seconds<N>(samples, contenders, align);
 }
 
 }  // namespace elastic::bench

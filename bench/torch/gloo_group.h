@@ -33,4 +33,7 @@ inline void gloo_allreduce(::c10d::ProcessGroupGloo& pg, const ::torch::Tensor& 
   pg.allreduce(v)->wait();
 }
 
+// gloo's own barrier over the group, blocking (the gloo contender's alignment, timing.h).
+inline void gloo_barrier(::c10d::ProcessGroupGloo& pg) { pg.barrier()->wait(); }
+
 }  // namespace elastic::bench

@@ -1,7 +1,8 @@
 // Example 04's training step (the CNN, Adam, batch 64 per rank) in samples/s, with the gradients
 // averaged by elastic::torch's GradientReducer against the same model with LibTorch's own
 // c10d::ProcessGroupGloo (one allreduce of all gradients flattened, as one DDP bucket would, then
-// divided by the ranks). Both contenders alternate, step by step, on the same ranks (timing.h);
+// divided by the ranks). Both contenders alternate, step by step, on the same ranks, each step
+// aligned by its own library's barrier (timing.h);
 // ratio = gloo time / elastic time per step. Fixed synthetic batches: the data path is the same
 // for both and not what is compared.
 //
@@ -59,7 +60,9 @@ int main(int argc, char** argv) {
   };
   step_ours();  // warm-up: allocations, first connections
   step_gloo();
-  const auto [gloo, elastic] = elastic::bench::median_seconds<2>(steps, {step_gloo, step_ours});
+  const auto [gloo, elastic] = elastic::bench::median_seconds<2>(
+      steps, {step_gloo, step_ours},
+      {[&] { elastic::bench::gloo_barrier(*pg); }, [] { MPI_Barrier(MPI_COMM_WORLD); }});
   if (rank == 0) {
     std::printf(
         "# example 04 CNN (channels %lld), batch %lld per rank, %d steps, median step (slowest "
