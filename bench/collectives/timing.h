@@ -17,9 +17,9 @@
 namespace elastic::bench {
 
 // COLLECTIVE over MPI_COMM_WORLD: every rank passes the same `samples` and contenders. Contender
-// c is aligned by `align[c]`, a barrier of its own library: a rank left spinning in MPI_Barrier
-// keeps the core from the other library's threads on a shared node (gloo's waited for the next
-// scheduler tick, docs/libtorch.md), so each contender runs as it would without the other.
+// c is aligned by `align[c]`, a barrier of its own library, so that no rank spins in one library
+// while the other's threads want its core (a standalone loop saw gloo's thread wait for the next
+// scheduler tick behind MPI_Barrier, docs/libtorch.md): each contender runs as it would alone.
 template <std::size_t N>
 std::array<double, N> median_seconds(int samples,
                                      const std::array<std::function<void()>, N>& contenders,
