@@ -333,6 +333,24 @@ INSTANTIATE_TEST_SUITE_P(Solvers, Accounting,
                                            alloc::SolverKind::kEqualShare),
                          solver_name);
 
+// Node n0 idle over [0,100), n1 over [100,1000): at 100 job A (1 node, Tcup 5, Tcdw 3) loses n0
+// and is given n1 in the same event. With no node left it had nothing to shrink: it stalls 5 s
+// (a fresh start), not 3 + 5. [5,100) and [105,1000) at 10/s: 950 + 8950.
+TEST(Replay, JobLeftWithNoNodeRestartsWithoutAShrinkStall) {
+  traces::HoleTrace trace;
+  trace.node_names = {"n0", "n1"};
+  trace.intervals = {{0, 0, 100, false}, {1, 100, 1000, true}};
+  trace.start = 0;
+  trace.end = 1000;
+  const std::vector<traces::WorkloadJob> workload = {make_job("A", 1, 5, 3, 1e9, 0)};
+  absl::StatusOr<ReplayResult> r = run_replay(trace, workload, ReplayOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->metrics.preemptions, 1);
+  EXPECT_EQ(r->metrics.rescales, 2);
+  EXPECT_NEAR(r->metrics.samples, 950 + 8950, 1e-6);
+  EXPECT_NEAR(r->metrics.ideal_samples, 10000, 1e-6);
+}
+
 TEST(Replay, EmptyInputsAreErrors) {
   traces::HoleTrace trace;
   trace.node_names = {"n0"};

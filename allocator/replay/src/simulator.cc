@@ -51,8 +51,10 @@ class Replay {
 
  private:
   void advance(double t1);
+  // A job left with no node has no rank to reconfigure: it stops, and whatever stall it was in
+  // ends with it; its next grow starts afresh (the planner's cost model: D·w(0) = 0).
   void charge_stall(Active& job, double stall_s) {
-    job.stall_until = std::max(job.stall_until, now_) + stall_s;
+    job.stall_until = job.nodes.empty() ? now_ : std::max(job.stall_until, now_) + stall_s;
   }
   void set_rate(Active& job) {
     const traces::WorkloadJob& w = workload_[job.w];
