@@ -28,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 // job waits for this twice (a holder's SIGTERM -> the hostfile; its node vacated -> the holder
 // let go). A directory listing and a small JSON read each time.
 constexpr std::chrono::milliseconds kMirrorEvery{20};
+// While a holder is leaving: its release ends a main-queue job's wait.
+constexpr std::chrono::milliseconds kMirrorWhileLeaving{5};
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -99,7 +101,10 @@ class SlurmHolderFeed {
     return absl::OkStatus();
   }
 
-  // Leaving and released files, the hostfile. Every kMirrorEvery.
+  // Some holder has been told to leave and its node's release is not written yet.
+  bool leaving() const { return awaiting_release_; }
+
+  // Leaving and released files, the hostfile. Every kMirrorEvery (kMirrorWhileLeaving).
   absl::Status mirror() {
     if (!seen_) return absl::OkStatus();  // Slurm never answered yet: the hostfile stays as it is
     leaving_ = markers(o_.holder_dir, ".leaving");
@@ -113,10 +118,14 @@ class SlurmHolderFeed {
                                o_.hostfile.string());
     }
     const std::map<std::string, std::string> released = markers(o_.holder_dir, ".released");
+    awaiting_release_ = false;
     for (const auto& [node, job] : leaving_) {
       const auto r = released.find(node);
       if (r != released.end() && r->second == job) continue;
-      if (!vacated(o_.status_path, node, written_at_)) continue;
+      if (!vacated(o_.status_path, node, written_at_)) {
+        awaiting_release_ = true;
+        continue;
+      }
       if (absl::Status s =
               write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0600);
           !s.ok()) {
@@ -177,6 +186,7 @@ class SlurmHolderFeed {
   std::vector<HolderJob> holders_;
   std::vector<std::string> idle_;
   std::map<std::string, std::string> leaving_;
+  bool awaiting_release_ = false;  // a leaving node not released yet
   bool seen_ = false;
   std::string written_ = "\x01";  // nothing written yet: the first mirror writes the file
   double written_at_ = 0;
@@ -206,7 +216,7 @@ absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
                                      std::chrono::duration<double>(o.every_s));
     }
     if (absl::Status s = holders.mirror(); !s.ok()) return s;
-    std::this_thread::sleep_for(kMirrorEvery);
+    std::this_thread::sleep_for(holders.leaving() ? kMirrorWhileLeaving : kMirrorEvery);
   }
   return absl::OkStatus();
 }

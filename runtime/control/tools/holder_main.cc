@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
                                std::chrono::duration<double>(Clock::now() - got).count());
       return 0;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   std::cerr << fmt::format("elastic-holder: {} job {} not released within {} s, leaving anyway\n",
                            node, job, max_wait_s);

@@ -23,6 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long after a held node starts leaving elasticd polls at leaving_poll_interval.
+constexpr std::chrono::seconds kFastPollFor{1};
+
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
 // to reap it.
 bool process_gone(int pid) {
@@ -147,6 +150,7 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
     lost_.erase(n);
     if (occupied(n)) {
       leaving_[n] = unix_now() + options_.grace_s;
+      fast_poll_until_ = Clock::now() + kFastPollFor;
       urgent_ = true;
     } else {
       released.push_back(n);
@@ -343,7 +347,11 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
   dirty_since_ = Clock::now();
   while (!stop.load()) {
     const bool was_dirty = dirty_;
-    if (std::optional<HostfileUpdate> u = watcher_->wait(options_.poll_interval)) {
+    // Fast only for a while: a rank that does not leave must not cost PRRTE 200 queries a second
+    // for the whole grace period.
+    const bool fast = !leaving_.empty() && Clock::now() < fast_poll_until_;
+    const auto wait = fast ? options_.leaving_poll_interval : options_.poll_interval;
+    if (std::optional<HostfileUpdate> u = watcher_->wait(wait)) {
       take_hostfile_update(*u);
     }
     take_queue();

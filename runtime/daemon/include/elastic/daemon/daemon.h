@@ -38,6 +38,9 @@ struct DaemonOptions {
   std::chrono::milliseconds directive_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds spawn_timeout{std::chrono::seconds(60)};  // each MPI_Comm_spawn
   std::chrono::milliseconds poll_interval{50};
+  // For the first second after a held node starts leaving: its release is what a
+  // main-queue job waits for (issue 11).
+  std::chrono::milliseconds leaving_poll_interval{5};
   // Each job's stdout and stderr are kept under this (output_bound.h); 0 = no bound.
   double max_output_mb = 1024;
   int ranks_per_node = 0;  // default for jobs that say 0 (0 = from hwloc)
@@ -148,6 +151,7 @@ class Daemon {
   bool status_due_ = false;
   std::chrono::steady_clock::time_point dirty_since_{};
   std::chrono::steady_clock::time_point last_status_{};
+  std::chrono::steady_clock::time_point fast_poll_until_{};  // leaving_poll_interval until then
   std::chrono::steady_clock::time_point last_output_check_{};
   int plans_ = 0;
   std::optional<std::chrono::steady_clock::time_point> replan_at_;
