@@ -13,17 +13,10 @@ N=${1:-10}
 [[ $N =~ ^[1-9][0-9]*$ ]] || { echo "slurm_preempt_cost: N must be a positive integer, not '$N'"; exit 2; }
 . "$(dirname "$0")/../../tests/runtime/slurm/lib.sh"
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-# delay: submit a 1-node main job at a random phase; prints start - submit (s).
+# delay: a 1-node main job submitted at a random phase; prints start - submit (s).
 delay() {
-  local f=$T/main.$RANDOM t0
   sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
-  t0=$(now)
-  submit_main 1 "$f" 1 || fail "sbatch main"
-  wait_for 30 "[ -s $f ]" || fail "main job did not start"
-  echo "$(cat "$f") - $t0" | bc
-  wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "main job did not end"
+  main_delay 1
 }
 # fill: a holder that exits at once on SIGTERM on every node without one, all running.
 fill() {

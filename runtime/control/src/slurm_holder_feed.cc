@@ -102,7 +102,7 @@ class SlurmHolderFeed {
   }
 
   // Some holder has been told to leave and its node's release is not written yet.
-  bool leaving() const { return awaiting_release_; }
+  bool awaiting_release() const { return awaiting_release_; }
 
   // Leaving and released files, the hostfile. Every kMirrorEvery (kMirrorWhileLeaving).
   absl::Status mirror() {
@@ -216,7 +216,7 @@ absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
                                      std::chrono::duration<double>(o.every_s));
     }
     if (absl::Status s = holders.mirror(); !s.ok()) return s;
-    std::this_thread::sleep_for(holders.leaving() ? kMirrorWhileLeaving : kMirrorEvery);
+    std::this_thread::sleep_for(holders.awaiting_release() ? kMirrorWhileLeaving : kMirrorEvery);
   }
   return absl::OkStatus();
 }

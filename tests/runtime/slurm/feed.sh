@@ -26,20 +26,9 @@ set -u
 CASE=$1 ELASTIC=$2 MPIRUN=${3:-} ELASTICD=${4:-} TRAINER=${5:-}
 . "$(dirname "$0")/lib.sh"
 
-now() { date +%s.%N; }
 # released_count: holders that exited because the feed released their node.
 released_count() { cat "$HOLDERS"/*.out 2>/dev/null | grep -c 'released after'; }
 out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
-# main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit (s).
-main_delay() {
-  local f=$T/main.$RANDOM t0
-  t0=$(now)
-  submit_main "$1" "$f" 0 || fail "sbatch main"
-  wait_for 30 "[ -s $f ]" || fail "main job did not start"
-  wait_for 30 "[ -z \"\$(slurm squeue -h -p main)\" ]" || fail "main job did not end"
-  echo "$(cat "$f") - $t0" | bc
-}
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 case_preempt() {
   start_feed

@@ -40,6 +40,17 @@ wait_filled() {
 submit_main() {  # submit_main K FILE SECONDS
   slurm sbatch -Q -o /dev/null -p main -N"$1" --wrap "date +%s.%N > $2; sleep $3"
 }
+now() { date +%s.%N; }
+# main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit (s).
+main_delay() {
+  local f=$T/main.$RANDOM t0
+  t0=$(now)
+  submit_main "$1" "$f" 0 || fail "sbatch main"
+  wait_for 30 "[ -s $f ]" || fail "main job did not start"
+  wait_for 30 "[ -z \"\$(slurm squeue -h -p main)\" ]" || fail "main job did not end"
+  echo "$(cat "$f") - $t0" | bc
+}
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 slurm_cleanup() {
   stop_feed
   "$BOX" slurm-down
