@@ -28,11 +28,16 @@ int main(int argc, char** argv) {
     if (rc != MPI_SUCCESS) {
       ev = s.recover();  // a peer died: the survivors carry on
     } else {
-      model += grad / s.size();
       s.report(1);  // <- the one-line change: samples this rank processed
-      ++step;
-      ev = s.step_boundary(step >= steps);
-      if (!ev.ok() && absl::IsAborted(ev.status())) ev = s.recover();
+      const int size = s.size();
+      ev = s.step_boundary(step + 1 >= steps);
+      if (ev.ok()) {
+        // The step counts once it passed the boundary: only then is it kept.
+        model += grad / size;
+        ++step;
+      } else if (absl::IsAborted(ev.status())) {
+        ev = s.recover();  // the step is dropped and redone
+      }
     }
     if (!ev.ok()) {
       std::fprintf(stderr, "hello: %s\n", std::string(ev.status().message()).c_str());

@@ -133,8 +133,12 @@ absl::Status Loop::commit() {
   return absl::OkStatus();
 }
 
-// One step (unless the epochs are done) and the step boundary.
+// One step (unless the epochs are done), the step boundary, then the commit. A step is committed
+// only once it passed its boundary, where its samples enter the job's count: a rank whose boundary
+// fails rolls back over the step and redoes it, so the count never misses a kept step (committed
+// before its boundary, a step kept by every survivor lost the dead ranks' samples from the count).
 absl::StatusOr<Event> Loop::iterate() {
+  bool due = false;
   if (sampler_.epoch() < opts_.epochs) {
     ids_ = sampler_.batch();
     const std::uint64_t epoch = sampler_.epoch();
@@ -148,11 +152,14 @@ absl::StatusOr<Event> Loop::iterate() {
       if (absl::Status st = cb_.on_epoch_end(epoch, *comm_); !st.ok()) return st;
     }
     const std::uint64_t every = opts_.commit_every == 0 ? 1 : opts_.commit_every;
-    if (epoch_end || static_cast<std::uint64_t>(step_) % every == 0) {
-      if (absl::Status st = commit(); !st.ok()) return st;
-    }
+    due = epoch_end || static_cast<std::uint64_t>(step_) % every == 0;
   }
-  return m_.step_boundary(sampler_.epoch() >= opts_.epochs);
+  absl::StatusOr<Event> ev = m_.step_boundary(sampler_.epoch() >= opts_.epochs);
+  // kChanged and kRecovered commit in go(); kStop and kLeave need no commit.
+  if (ev.ok() && *ev == Event::kContinue && due) {
+    if (absl::Status st = commit(); !st.ok()) return st;
+  }
+  return ev;
 }
 
 // recover -> restore -> re-form, again if the re-forming itself meets a failure.

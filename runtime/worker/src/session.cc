@@ -379,6 +379,10 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
 
 absl::StatusOr<Event> Session::recover() {
   revoke_all();
+  // The samples reported since the last boundary belong to a step that did not pass it here: its
+  // state is rolled back and the step redone (reported again), or rank 0 passed it and counted
+  // them already.
+  pending_samples_ = 0;
   duplicate_.reset();  // of the C being repaired
   if (!job_) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(compute_, options_.repair);

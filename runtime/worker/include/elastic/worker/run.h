@@ -18,12 +18,14 @@
 //                         3 state.sync(comm, 0): rank 0's commit, bit for bit   COLLECTIVE, <= call.timeout
 //                         4 sampler.repartition(rank, size); 5 on_reset(kStart)
 //   every step            step(ctx) (the user's collectives, each <= call.timeout); sampler.advance();
-//                         on_epoch_end at the last step of an epoch; state.commit() every
-//                         commit_every steps and at every epoch end (LOCAL, one memcpy per buffer);
-//                         rank 0 writes a durable checkpoint every checkpoint_every_commits commits
-//                         or checkpoint_every seconds; then session.step_boundary(done)
-//                         (COLLECTIVE over the membership: one 4-double MPI_Allreduce, plus the
-//                         controller's directive under elasticd, <= SessionOptions::directive_timeout)
+//                         on_epoch_end at the last step of an epoch; session.step_boundary(done)
+//                         (COLLECTIVE over the membership: one 6-double MPI_Allreduce, plus the
+//                         controller's directive under elasticd, <= SessionOptions::directive_timeout);
+//                         once the step passed it, state.commit() every commit_every steps and at
+//                         every epoch end (LOCAL, one memcpy per buffer); rank 0 writes a durable
+//                         checkpoint every checkpoint_every_commits commits or checkpoint_every
+//                         seconds. (The boundary is where the step's samples enter the job's count:
+//                         a step committed before it could be kept without being counted.)
 //   grow / shrink         (step_boundary -> kChanged) the survivors commit the step they are at, then
 //                         1, 3, 4 and on_reset(kChanged) over the new membership; a joining rank
 //                         enters run() and meets them at 1. Leavers (kLeave) return from run() at

@@ -69,7 +69,9 @@ class Session {
   // job's folder of the state dir), so that a restarted job finds it. Empty standalone.
   const std::filesystem::path& checkpoint_path() const { return checkpoint_path_; }
 
-  // LOCAL. The one-line change: samples this rank processed since the last call.
+  // LOCAL. The one-line change: samples this rank processed since the last call. They count once
+  // the step passes its step_boundary(); recover() drops them (keep a step's effect only after its
+  // boundary passed, and redo a step whose boundary failed: the run loop commits so).
   void report(std::int64_t samples) { pending_samples_ += samples; }
   // LOCAL. The size of the state a new rank receives when it joins (State::snapshot_bytes(); the
   // run loop sets it at every commit). A grow sends that much (at most
@@ -77,7 +79,8 @@ class Session {
   // the switch, so that the state sync after the switch runs on connections past TCP's slow
   // start; 0 (the default): no warm-up.
   void set_state_bytes(std::uint64_t bytes) { state_bytes_ = bytes; }
-  // Samples of all ranks summed, as of the last step boundary.
+  // Samples of all ranks summed over the steps that passed their step boundary (rank 0's count:
+  // every rank adopts it at its next boundary).
   std::int64_t samples_total() const { return samples_total_; }
   // Steps this rank took while the last grow's new processes were starting (their spawns run
   // beside the training: protocol.h, "Grow"); 0 when MPI lacks MPI_THREAD_MULTIPLE.
