@@ -217,11 +217,21 @@ def compare(out, base, other):
     if not deltas:
         print(f"{other} vs {base}: no main job started in both runs")
         return 0
+    later, earlier = sum(d > 0 for d in deltas), sum(d < 0 for d in deltas)
     print(f"{other} vs {base}, job by job ({len(deltas)} started in both): wait "
           f"{min(deltas):+.2f} to {max(deltas):+.2f} s, median {statistics.median(deltas):+.2f} s; "
-          f"later in {sum(d > 0 for d in deltas)}, earlier in {sum(d < 0 for d in deltas)}",
+          f"later in {later}, earlier in {earlier} (sign test p = {sign_test(later, earlier):.3f})",
           flush=True)
     return 0
+
+
+def sign_test(later, earlier):
+    """Two-sided sign test: the chance of a split at least this uneven if later and earlier were
+    equally likely (ties left out)."""
+    n, k = later + earlier, min(later, earlier)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
 
 
 def holders(holder_dir):

@@ -10,7 +10,9 @@
 # (trace s after the log's first submission, 2592000 = day 30), REPLAY_MINUTES (30), REPLAY_SPEED
 # (trace s per wall s, 48: the window is REPLAY_MINUTES x 48 trace minutes), REPLAY_ALL_JOBS=1
 # (no thinning), REPLAY_FILL_ONLY=1 (only the run with libelastic: its fill and its main-job
-# waits, without the Slurm-alone baseline, in half the time). scripts/main_queue.py submits the
+# waits, without the Slurm-alone baseline, in half the time), REPLAY_AGAIN=1 (Slurm alone once
+# more after the run with libelastic, in 3 x REPLAY_MINUTES: how much two runs of Slurm alone
+# differ job by job, the noise the comparison is judged against). scripts/main_queue.py submits the
 # jobs (run time and limit divided by the speed; small jobs, which round up to a whole node of the
 # box, thinned so that the log's offered load is kept: 22 of the default window's 133 jobs, load
 # 0.55 instead of 3.2) and prints per run: jobs started, main-job waits p50/p99 (started jobs;
@@ -39,6 +41,7 @@ replay() {
 
 runs=(slurm_only with_libelastic)
 [ "${REPLAY_FILL_ONLY:-0}" = 1 ] && runs=(with_libelastic)
+[ "${REPLAY_AGAIN:-0}" = 1 ] && runs=(slurm_only with_libelastic slurm_only_again)
 [ "${runs[0]}" = slurm_only ] && replay slurm_only
 start_feed
 wait_filled 30 || fail "holders did not fill the box"
@@ -50,11 +53,26 @@ done
 replay with_libelastic --status "$S/status.json"
 touch "$T/stop"
 wait_for 120 '[ "$(job_state e1)" = finished ] && [ "$(job_state e2)" = finished ]' || echo "elastic jobs did not finish"
+elastic_jobs=$(python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples {j['reason']}\" for j in d['jobs']))")
+if [ "${runs[-1]}" = slurm_only_again ]; then
+  # Slurm alone again: no elasticd, no feed, no holder left.
+  kill -TERM "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null
+  DAEMON_PID=
+  stop_feed
+  slurm scancel -u "$(id -un)"
+  wait_for 30 '[ -z "$(slurm squeue -h)" ]' || fail "holders did not end before the second Slurm-alone run"
+  replay slurm_only_again
+fi
 echo "=== summary (REPLAY_MINUTES=$MINUTES, REPLAY_SPEED=$SPEED, REPLAY_START=$START)"
 for l in "${runs[@]}"; do
   python3 "$ROOT/scripts/main_queue.py" summary --out "$T" --label $l --nodes "$BOX_HOSTS"
 done
-[ "${#runs[@]}" = 2 ] &&
-  python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only --label with_libelastic
-python3 -c "import json; d=json.load(open('$S/status.json')); print('elastic jobs:', ', '.join(f\"{j['id']} {j['state']} {j['samples_done']} samples {j['reason']}\" for j in d['jobs']))"
+if [ "${runs[0]}" = slurm_only ]; then
+  for l in "${runs[@]:1}"; do
+    python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only --label "$l"
+  done
+fi
+[ "${runs[-1]}" = slurm_only_again ] &&
+  python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only_again --label with_libelastic
+echo "$elastic_jobs"
 python3 "$ROOT/scripts/main_queue.py" holders "$HOLDERS"
