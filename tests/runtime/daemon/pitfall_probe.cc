@@ -19,10 +19,18 @@
 //                                 runs the collectives): after one allreduce on a duplicate of the
 //                                 world, the last rank revokes it instead of joining the next;
 //                                 the others print "revoke rank R rc RC" when theirs returns
+//   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
+//                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
+//                                 off: "pmix-nodelay port P sockets N nodelay M"
 #include <mpi.h>
 // mpi-ext.h (MPIX_Comm_revoke) needs mpi.h first.
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <mpi-ext.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -99,6 +107,49 @@ int revoke_allreduce() {
 
 }  // namespace
 
+// The PMIx server's TCP port from the URI the server gave this client ("...;tcp4://ADDR:PORT").
+int pmix_server_port() {
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("PMIX_SERVER_URI", 0) != 0) continue;
+    const std::size_t colon = kv.rfind(':');
+    if (colon != std::string::npos) return std::atoi(kv.c_str() + colon + 1);
+  }
+  return -1;
+}
+
+// Every socket of this process connected to the PMIx server's port, and whether TCP_NODELAY is on.
+int pmix_nodelay() {
+  const int port = pmix_server_port();
+  int sockets = 0;
+  int nodelay = 0;
+  DIR* d = opendir("/proc/self/fd");
+  for (dirent* e = d != nullptr ? readdir(d) : nullptr; e != nullptr; e = readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    sockaddr_storage peer{};
+    socklen_t len = sizeof(peer);
+    if (e->d_name[0] == '.' || getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) {
+      continue;
+    }
+    int peer_port = -1;
+    if (peer.ss_family == AF_INET) {
+      peer_port = ntohs(reinterpret_cast<sockaddr_in*>(&peer)->sin_port);
+    } else if (peer.ss_family == AF_INET6) {
+      peer_port = ntohs(reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port);
+    }
+    if (peer_port != port) continue;
+    ++sockets;
+    int on = 0;
+    socklen_t on_len = sizeof(on);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &on_len) == 0 && on != 0) ++nodelay;
+  }
+  if (d != nullptr) closedir(d);
+  std::printf("pmix-nodelay port %d sockets %d nodelay %d\n", port, sockets, nodelay);
+  std::fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   int provided = 0;
@@ -106,6 +157,7 @@ int main(int argc, char** argv) {
                   &provided);
   if (what == "accept-race") return accept_race();
   if (what == "revoke") return revoke_allreduce();
+  if (what == "pmix-nodelay") return pmix_nodelay();
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {
