@@ -12,7 +12,8 @@
 # (no thinning), REPLAY_FILL_ONLY=1 (only the run with libelastic: its fill and its main-job
 # waits, without the Slurm-alone baseline, in half the time), REPLAY_AGAIN=1 (Slurm alone once
 # more after the run with libelastic, in 3 x REPLAY_MINUTES: how much two runs of Slurm alone
-# differ job by job, the noise the comparison is judged against). scripts/main_queue.py submits the
+# differ job by job, the noise the comparison is judged against; with REPLAY_FILL_ONLY=1 the first
+# Slurm-alone run is left out). scripts/main_queue.py submits the
 # jobs (run time and limit divided by the speed; small jobs, which round up to a whole node of the
 # box, thinned so that the log's offered load is kept: 22 of the default window's 133 jobs, load
 # 0.55 instead of 3.2) and prints per run: jobs started, main-job waits p50/p99 (started jobs;
@@ -39,9 +40,9 @@ replay() {
     echo "slurm_replay: main_queue.py replay $label failed ($?)"
 }
 
-runs=(slurm_only with_libelastic)
-[ "${REPLAY_FILL_ONLY:-0}" = 1 ] && runs=(with_libelastic)
-[ "${REPLAY_AGAIN:-0}" = 1 ] && runs=(slurm_only with_libelastic slurm_only_again)
+runs=(with_libelastic)
+[ "${REPLAY_FILL_ONLY:-0}" = 1 ] || runs=(slurm_only "${runs[@]}")
+[ "${REPLAY_AGAIN:-0}" = 1 ] && runs+=(slurm_only_again)
 [ "${runs[0]}" = slurm_only ] && replay slurm_only
 start_feed
 wait_filled 30 || fail "holders did not fill the box"

@@ -46,6 +46,16 @@ fs::path exe_dir() {
   return ec ? fs::current_path() : self.parent_path();
 }
 
+// A program of ours that runs beside `elastic` (the holder, the Slurm launch agent). Checked here:
+// without it the holder jobs or PRRTE's daemons would fail on the nodes, far from the cause.
+absl::StatusOr<fs::path> companion(const std::string& name, const std::string& option) {
+  const fs::path path = exe_dir() / name;
+  if (::access(path.c_str(), X_OK) == 0) return path;
+  return absl::FailedPreconditionError(fmt::format(
+      "{} is missing or not executable: build or install the {} target beside elastic, or pass {}",
+      path.string(), name, option));
+}
+
 // Everything the CLI knows about jobs: the daemon's snapshot when one runs, completed with the
 // journal (jobs the snapshot does not list) and queue/ (submissions not yet taken).
 absl::StatusOr<StatusSnapshot> gather_status(const StateDir& dir, bool* daemon_running) {
@@ -193,6 +203,12 @@ int cmd_feed(const fs::path& state_dir, const Feed& feed, const FeedOptions& o,
     if (absl::Status s = run_feed(feed, o, g_stop); !s.ok()) return fail(s);
     return kOk;
   }
+  std::optional<fs::path> holder;
+  if (h.holder_command.empty()) {
+    absl::StatusOr<fs::path> p = companion("elastic-holder", "--holder");
+    if (!p.ok()) return fail(p.status());
+    holder = *p;
+  }
   absl::StatusOr<StateDir> dir = StateDir::open(state_dir);
   if (!dir.ok()) return fail(dir.status());
   h.hostfile = o.hostfile;
@@ -200,10 +216,9 @@ int cmd_feed(const fs::path& state_dir, const Feed& feed, const FeedOptions& o,
   if (o.every_s > 0) h.every_s = o.every_s;
   h.status_path = dir->status_path();
   if (h.holder_dir.empty()) h.holder_dir = dir->root() / fmt::format("{}-holders", feed.name);
-  if (h.holder_command.empty()) {
-    h.holder_command =
-        fmt::format("{} --dir {}", shell_quote((exe_dir() / "elastic-holder").string()),
-                    shell_quote(h.holder_dir.string()));
+  if (holder) {
+    h.holder_command = fmt::format("{} --dir {}", shell_quote(holder->string()),
+                                   shell_quote(h.holder_dir.string()));
   }
   if (absl::Status s = feed.holders(feed, h, g_stop); !s.ok()) return fail(s);
   return kOk;
@@ -377,7 +392,11 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
     o.hostfile = fs::absolute(a.hostfile);
     if (!a.agent.empty()) o.launch_agent = fs::absolute(a.agent);
     o.slurm_steps = a.slurm_steps;
-    if (a.slurm_steps && a.agent.empty()) o.launch_agent = exe_dir() / "elastic-slurm-agent";
+    if (a.slurm_steps && a.agent.empty()) {
+      absl::StatusOr<fs::path> agent = companion("elastic-slurm-agent", "--agent");
+      if (!agent.ok()) return fail(agent.status());
+      o.launch_agent = *agent;
+    }
     if (absl::StatusOr<std::vector<HostEntry>> h = read_hostfile(o.hostfile); !h.ok()) {
       return fail(h.status());
     }

@@ -153,6 +153,12 @@ feed)
   expect_rc 2 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n[3-1] idle 8"
   contains "$err" "<stdin>:1: a range must not run backwards: '3-1'"
   expect_rc 2 "$elastic" feed lsf --input x --hostfile "$tmp/hosts"
+  # Holder jobs need elastic-holder beside elastic: a partial install is named at once (it
+  # used to submit holders that died on the nodes, and the feed said only "0 held node(s)").
+  mkdir "$tmp/alone" && cp "$elastic" "$tmp/alone/elastic"
+  expect_rc 2 "$tmp/alone/elastic" feed slurm --hostfile "$tmp/hosts"
+  contains "$err" "$tmp/alone/elastic-holder is missing or not executable"
+  contains "$err" "--holder"
   # Polling (--every) goes on until SIGTERM, then exits 0.
   "$elastic" feed pbs --input "$data/pbsnodes_a.txt" --hostfile "$tmp/polled" --every 0.05 2>"$tmp/poll.err" &
   poller=$!
@@ -181,6 +187,10 @@ up)
   [ "$out" = "$want" ] || fail "cluster dry-run line:\n got: $out\nwant: $want"
   expect_rc 2 "$elastic" up --dry-run
   contains "$err" "--hostfile FILE or --fake-nodes N"
+  # --slurm-steps launches through elastic-slurm-agent beside elastic; without it, said at once.
+  mkdir "$tmp/alone" && cp "$elastic" "$tmp/alone/elastic"
+  expect_rc 2 "$tmp/alone/elastic" up --hostfile "$tmp/granted" --slurm-steps --dry-run
+  contains "$err" "$tmp/alone/elastic-slurm-agent is missing or not executable"
   expect_rc 2 "$elastic" up --fake-nodes 2 --agent /usr/bin/rsh --dry-run
   contains "$err" "--agent"
   printf 'n1 slots=two\n' >"$tmp/bad.hosts"
