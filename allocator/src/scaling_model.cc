@@ -57,6 +57,10 @@ void ScalingModel::observe(int nodes, double samples_per_s) {
   refit();
 }
 
+double ScalingModel::usable_prior(double prior_per_node) const {
+  return std::isfinite(prior_per_node * max_nodes_) && prior_per_node > 0 ? prior_per_node : 1.0;
+}
+
 double ScalingModel::measured(int nodes) const {
   const auto it = counts_.find(nodes);
   return it == counts_.end() ? 0.0 : it->second.median;
@@ -103,9 +107,9 @@ void ScalingModel::refit() {
 }
 
 PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial) const {
-  if (!has_data()) {
-    const bool usable = std::isfinite(prior_per_node * max_nodes_) && prior_per_node > 0;
-    const double per_node = usable ? prior_per_node : 1;
+  const bool typical = typical_serial > 0 && typical_serial <= 1;
+  if (!has_data() && (!typical || max_nodes_ == 1)) {
+    const double per_node = usable_prior(prior_per_node);
     std::vector<int> counts = {1};
     std::vector<double> values = {per_node};
     if (max_nodes_ > 1) {
@@ -125,11 +129,12 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
 
   // fitted(n) * c(n) with c = measured / fitted at measured counts, interpolated between them and
   // held beyond; written as measured * shape ratio so that no product of extreme rates overflows.
-  const bool one_count = counts_.size() == 1 && typical_serial > 0 && typical_serial <= 1;
-  const double serial = one_count ? typical_serial : serial_;
+  // With no data, the prior per node along the typical curve.
+  const double serial = counts_.size() <= 1 && typical ? typical_serial : serial_;
   const auto shape = [serial](double n) { return n / (1 + serial * (n - 1)); };
   const auto from = [&](auto it, int n) { return it->second.median * shape(n) / shape(it->first); };
   const auto value = [&](int n) {
+    if (counts_.empty()) return usable_prior(prior_per_node) * shape(n);
     const auto hi = counts_.lower_bound(n);
     if (hi == counts_.begin() || (hi != counts_.end() && hi->first == n)) return from(hi, n);
     const auto lo = std::prev(hi);

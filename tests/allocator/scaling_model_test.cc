@@ -1,7 +1,7 @@
 // ScalingModel: the Amdahl fit from exact and noisy reports, one count (linear or the typical
-// serial fraction of the other jobs), no data, bad input, the table reproducing measurements, the
-// re-plan trigger, and learning inside the allocation loop: the learned table drives allocate() to
-// the allocation the true curve would give.
+// serial fraction of the other jobs), no data (linear or the typical curve), bad input, the table
+// reproducing measurements, the re-plan trigger, and learning inside the allocation loop: the
+// learned table drives allocate() to the allocation the true curve would give.
 #include "elastic/allocator/scaling_model.h"
 
 #include <gtest/gtest.h>
@@ -136,6 +136,20 @@ TEST(ScalingModel, NoDataUsesThePrior) {
     EXPECT_DOUBLE_EQ(model.table(prior).at(5), 5.0) << "prior=" << prior;
   }
   EXPECT_DOUBLE_EQ(ScalingModel(1).table(30.0).at(3), 30.0);  // flat beyond max_nodes
+}
+
+// With no data and a typical serial fraction, the prior per node is the table's r(1) and the rest
+// follows the typical curve: a new job competes for its first node on the prior, not for many.
+TEST(ScalingModel, NoDataFollowsTheTypicalSerialFraction) {
+  ScalingModel model(40);
+  const PiecewiseLinear table = model.table(30.0, 0.2);
+  for (int n = 1; n <= 40; ++n) {
+    EXPECT_NEAR(table.at(n), amdahl(30.0, 0.2, n), 5e-4 * amdahl(30.0, 0.2, n)) << "n=" << n;
+  }
+  for (double s : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_DOUBLE_EQ(model.table(30.0, s).at(8), 30.0 * 8) << "s=" << s;
+  }
+  EXPECT_DOUBLE_EQ(model.table(std::numeric_limits<double>::quiet_NaN(), 1.0).at(5), 1.0);
 }
 
 TEST(ScalingModel, IgnoresBadInput) {

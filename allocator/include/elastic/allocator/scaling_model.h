@@ -17,8 +17,12 @@
 // gave their nodes to jobs that did not scale (elastic-replay --scaling learned on the Summit
 // slice with 1000 jobs admitted: 0.916 of the oracle's samples against 0.990-0.999 with the
 // typical serial fraction, three seeds; docs/replay.md). Either way, the job's reports at a new count teach the model
-// the rest of its own curve. No data at all gives `prior_per_node`*n (optimism that gets a new job
-// measured).
+// the rest of its own curve. No data at all gives `prior_per_node` at one node (optimism that gets
+// a new job measured) and the typical serial fraction's curve from there (linear while there is
+// none). A linear prior made every new job look worth the most at any count: with 1000 jobs
+// admitted the planner spread nodes over unmeasured jobs, and hps made 0.989-1.000 of the oracle's
+// samples over three seeds; with the typical curve, 1.006 (elastic-replay --scaling learned,
+// docs/replay.md).
 //
 // The table reproduces the measurements: its value is fit(n) * c(n), where c = m_i / fit(n_i) at
 // measured counts, linear in n between them and held at the nearest one outside them. So measured
@@ -55,11 +59,11 @@ class ScalingModel {
 
   // The throughput table over 1..max_nodes: every count up to 32, then a breakpoint every ~6%
   // (PiecewiseLinear interpolates between them; an Amdahl curve is within 0.05% of its chords
-  // there), plus every measured count and max_nodes. `prior_per_node` is the samples/s per node
-  // assumed with no data (e.g. the median r(1) of the other jobs); non-finite or <= 0 means 1, so
+  // there), plus every measured count and max_nodes. `prior_per_node` is the samples/s at one node
+  // assumed with no data (e.g. unmeasured_prior of the other jobs); non-finite or <= 0 means 1, so
   // a job with neither data nor a prior still competes for nodes and gets measured.
-  // `typical_serial` is the serial fraction assumed while the job is measured at one count only;
-  // values outside (0, 1] mean linear.
+  // `typical_serial` is the serial fraction assumed while the job is measured at one count or
+  // none; values outside (0, 1] mean linear.
   PiecewiseLinear table(double prior_per_node, double typical_serial = 0.0) const;
 
   // The fit, for logs and tests: r(1) in samples/s and the serial fraction s. Both 0 with no data.
@@ -77,6 +81,8 @@ class ScalingModel {
   };
 
   void refit();
+  // prior_per_node when finite (also times max_nodes) and > 0, else 1.
+  double usable_prior(double prior_per_node) const;
 
   int max_nodes_;
   std::map<int, Reports> counts_;  // by node count, increasing

@@ -91,10 +91,10 @@ class Daemon {
   // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned
   // table moved by more than kReplanOnChange.
   void learn(Job& job);
-  // What the learned tables of jobs not fully measured assume: the samples/s per node of a job
+  // What the learned tables of jobs not fully measured assume: the samples/s at one node of a job
   // with neither a table nor reports (alloc::unmeasured_prior of the largest r(1) of the active
-  // jobs) and the serial fraction of a job measured at one count (alloc::typical_serial_fraction
-  // of the active jobs' learned models).
+  // jobs) and the serial fraction of a job measured at one count or none
+  // (alloc::typical_serial_fraction of the active jobs' learned models).
   struct Priors {
     double per_node = 1.0;
     double serial = 0.0;
