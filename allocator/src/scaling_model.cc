@@ -108,7 +108,7 @@ void ScalingModel::refit() {
 
 PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial) const {
   const bool typical = typical_serial > 0 && typical_serial <= 1;
-  if (!has_data() && (!typical || max_nodes_ == 1)) {
+  if (!has_data() && !typical) {
     const double per_node = usable_prior(prior_per_node);
     std::vector<int> counts = {1};
     std::vector<double> values = {per_node};

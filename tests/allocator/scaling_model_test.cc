@@ -150,6 +150,7 @@ TEST(ScalingModel, NoDataFollowsTheTypicalSerialFraction) {
     EXPECT_DOUBLE_EQ(model.table(30.0, s).at(8), 30.0 * 8) << "s=" << s;
   }
   EXPECT_DOUBLE_EQ(model.table(std::numeric_limits<double>::quiet_NaN(), 1.0).at(5), 1.0);
+  EXPECT_DOUBLE_EQ(ScalingModel(1).table(30.0, 0.2).at(3), 30.0);  // one node, flat beyond
 }
 
 TEST(ScalingModel, IgnoresBadInput) {
