@@ -16,7 +16,9 @@
 # SIGTERM first and SIGKILL KillWait (5 s) later. Measured on 22.05 (issue 11): slurmd inside
 # `ip netns exec` sees a fresh sysfs without the cgroup mount, hence cgroup/v1 with
 # proctrack/linuxproc and task/none; GraceTime>0 signals only job steps and is checked every 30 s.
-# Daemons' logs: $RUN/slurm/log/. `box.sh kill-all` spares the Slurm daemons (their pids are in
+# Daemons' logs: $RUN/slurm/log/, at ELASTIC_SLURM_DEBUG's level (default info; debug, debug2, ...
+# for timing a preemption step by step); slurm-down copies them into ELASTIC_SLURM_KEEP_LOGS (a
+# directory) when it is set, before it removes $RUN/slurm. `box.sh kill-all` spares the Slurm daemons (their pids are in
 # $RUN/slurm/pid/); `box.sh kill HOST` does not: a node loss takes its slurmd too.
 
 SLURM_DIR=$RUN/slurm
@@ -64,8 +66,8 @@ SlurmctldPidFile=$SLURM_DIR/run/slurmctld.pid
 SlurmdPidFile=$SLURM_DIR/run/slurmd-%n.pid
 SlurmctldLogFile=$SLURM_DIR/log/slurmctld.log
 SlurmdLogFile=$SLURM_DIR/log/slurmd-%n.log
-SlurmctldDebug=info
-SlurmdDebug=info
+SlurmctldDebug=${ELASTIC_SLURM_DEBUG:-info}
+SlurmdDebug=${ELASTIC_SLURM_DEBUG:-info}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
@@ -164,6 +166,10 @@ slurm_down() {
     done
     # shellcheck disable=SC2086
     [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
+  fi
+  if [ -n "${ELASTIC_SLURM_KEEP_LOGS:-}" ]; then
+    mkdir -p "$ELASTIC_SLURM_KEEP_LOGS" && cp -a "$SLURM_DIR"/log/. "$ELASTIC_SLURM_KEEP_LOGS"/ &&
+      echo "box: Slurm logs kept in $ELASTIC_SLURM_KEEP_LOGS" >&2
   fi
   rm -rf "$SLURM_DIR"  # the pid files first: kill-all spares what they list
   for ((k = 0; k <= $(size); k++)); do kill_host "h$k"; done

@@ -19,6 +19,12 @@ Used by bench/runtime/slurm_replay.sh (Slurm alone vs. with libelastic filling t
       elasticd status.json) the nodes elastic jobs hold, are sampled. At the window's end what is
       left of P's jobs is cancelled, the summary printed and DIR/LABEL.json written.
   main_queue.py summary --out DIR --label L --nodes N      the summary again, from DIR
+  main_queue.py compare --out DIR --base B --label L [--slurmctld-log LOG]
+                                  job by job, how much later each main job started in run L
+                                  than in run B; with slurmctld's log (debug level), also
+                                  counted from Slurm's first scheduling pass after its
+                                  submission, without the wait for that pass (up to ~1 s,
+                                  whose phase drifts from run to run)
   main_queue.py holders DIR       how the preempted holder jobs (elastic feed slurm's, their
                                   output in DIR) left: released by the runtime within their wait,
                                   or not (the main job then waited for them)
@@ -30,6 +36,8 @@ is lost to Slurm and the feed: a node idle before its holder runs) and the share
 Exit status 2 on bad input (the log's file and line are named), 1 when Slurm refuses a job.
 """
 import argparse
+import bisect
+import datetime
 import gzip
 import json
 import math
@@ -127,7 +135,7 @@ def replay(a):
           f"(trace s {a.start:g}.., {a.speed:g}x{', every job' if a.all_jobs else ''}) on "
           f"{a.nodes} nodes, partition {a.partition}; offered load "
           f"{offered_load(jobs, a.minutes, a.nodes):.2f}", flush=True)
-    samples, submits, stop = [], {}, threading.Event()
+    samples, submits, job_ids, stop = [], {}, {}, threading.Event()
 
     def sample():
         while not stop.is_set():
@@ -146,10 +154,11 @@ def replay(a):
             time.sleep(min(0.05, t0 + off - time.time()))
         submits[i] = time.time()
         try:
-            slurm(a.slurm, "sbatch", "-Q", "-o", "/dev/null", "-J", f"main-{i}", "-p", a.partition,
-                  f"-N{k}", "-t", str(limit),
-                  "--wrap", f"date +%s.%N > {prefix}.start.{i}; sleep {run_s:.1f}")
-        except RuntimeError as e:
+            out = slurm(a.slurm, "sbatch", "--parsable", "-o", "/dev/null", "-J", f"main-{i}",
+                        "-p", a.partition, f"-N{k}", "-t", str(limit),
+                        "--wrap", f"date +%s.%N > {prefix}.start.{i}; sleep {run_s:.1f}")
+            job_ids[i] = int(out.split(";")[0])
+        except (RuntimeError, ValueError) as e:
             refused += 1
             print(f"main queue: job {i}: {e}", file=sys.stderr, flush=True)
         if time.time() >= next_report:
@@ -163,7 +172,8 @@ def replay(a):
     sampler.join()
     slurm(a.slurm, "scancel", "-p", a.partition, check=False)
     with open(prefix + ".json", "w") as f:
-        json.dump({"submits": submits, "samples": samples, "refused": refused}, f)
+        json.dump({"submits": submits, "job_ids": job_ids, "samples": samples, "refused": refused},
+                  f)
     summary(a.out, a.label, a.nodes)
     return 1 if refused else 0
 
@@ -209,19 +219,79 @@ def summary(out, label, nodes):
     return 0
 
 
-def compare(out, base, other):
-    """Job by job: how much later each main job started in run `other` than in run `base`."""
+# Where a scheduling pass of slurmctld begins (SlurmctldDebug=debug or more): its main scheduler's
+# and its backfill scheduler's.
+SCHED_PASSES = ("sched: Running job scheduler", "sched/backfill: _attempt_backfill: beginning")
+SUBMITTED = "_slurm_rpc_submit_batch_job: JobId="
+
+
+def slurmctld_log(path):
+    """From a slurmctld log: when each batch job was submitted (job id -> s since the epoch) and
+    when the scheduling passes began (sorted). Its stamps are local time, as slurmctld writes."""
+    submitted, passes = {}, []
+    with open(path, errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            stamp, _, text = line.partition("] ")
+            if not stamp.startswith("[") or not (SUBMITTED in text or
+                                                 any(p in text for p in SCHED_PASSES)):
+                continue
+            try:
+                t = datetime.datetime.fromisoformat(stamp[1:]).timestamp()
+                if SUBMITTED in text:
+                    submitted[int(text.split(SUBMITTED)[1].split()[0])] = t
+                else:
+                    passes.append(t)
+            except (ValueError, IndexError) as e:
+                fail(f"{path}:{n}: {e}")
+    if not passes:
+        fail(f"{path}: no scheduling pass logged: slurmctld must log at debug level or more "
+             "(SlurmctldDebug=debug; scripts/box.sh: ELASTIC_SLURM_DEBUG=debug)")
+    passes.sort()
+    return submitted, passes
+
+
+def after_first_pass(out, label, log):
+    """Each main job's wait from the first scheduling pass after slurmctld received it, by job
+    number. A submitted batch job waits for slurmctld's next pass, and the passes come about once
+    a second (22.05: the background loop sleeps 10 x 0.1 s, then queues one), at a phase that
+    drifts against the wall clock: that wait differs from run to run by up to a second for
+    reasons that have nothing to do with the nodes. What comes after the pass is Slurm starting the
+    job: preempting holders, waiting for them to leave, launching the job."""
+    run, waits = job_waits(out, label)
+    if "job_ids" not in run:
+        fail(f"{out}/{label}.json has no job ids (replays before they were recorded)")
+    submitted, passes = log
+    after = {}
+    for i, job_id in run["job_ids"].items():
+        start = None if waits.get(int(i)) is None else run["submits"][i] + waits[int(i)]
+        k = bisect.bisect_right(passes, submitted.get(job_id, math.inf))
+        after[int(i)] = start - passes[k] if start is not None and k < len(passes) else None
+    return after
+
+
+def paired(base, other, what):
+    """Job by job: how much later each main job got `what` in run `other` than in run `base`."""
+    deltas = [other[i] - base[i] for i in sorted(base)
+              if base[i] is not None and other.get(i) is not None]
+    if not deltas:
+        return "no main job started in both runs"
+    later, earlier = sum(d > 0 for d in deltas), sum(d < 0 for d in deltas)
+    return (f"{what} {min(deltas):+.2f} to {max(deltas):+.2f} s, median "
+            f"{statistics.median(deltas):+.2f} s; later in {later}, earlier in {earlier} "
+            f"(sign test p = {sign_test(later, earlier):.3f}; {len(deltas)} started in both)")
+
+
+def compare(out, base, other, log=None):
+    """Job by job: how much later each main job started in run `other` than in run `base`; with
+    slurmctld's log, also counted from Slurm's first scheduling pass after each submission."""
     _, a = job_waits(out, base)
     _, b = job_waits(out, other)
-    deltas = [b[i] - a[i] for i in sorted(a) if a[i] is not None and b.get(i) is not None]
-    if not deltas:
-        print(f"{other} vs {base}: no main job started in both runs")
-        return 0
-    later, earlier = sum(d > 0 for d in deltas), sum(d < 0 for d in deltas)
-    print(f"{other} vs {base}, job by job ({len(deltas)} started in both): wait "
-          f"{min(deltas):+.2f} to {max(deltas):+.2f} s, median {statistics.median(deltas):+.2f} s; "
-          f"later in {later}, earlier in {earlier} (sign test p = {sign_test(later, earlier):.3f})",
-          flush=True)
+    print(f"{other} vs {base}, job by job: {paired(a, b, 'wait')}", flush=True)
+    if log:
+        times = slurmctld_log(log)
+        a, b = after_first_pass(out, base, times), after_first_pass(out, other, times)
+        print(f"{other} vs {base}, job by job from Slurm's first scheduling pass: "
+              f"{paired(a, b, 'start')}", flush=True)
     return 0
 
 
@@ -281,6 +351,9 @@ def main():
     c.add_argument("--out", required=True)
     c.add_argument("--base", required=True, help="label of the baseline run (e.g. slurm_only)")
     c.add_argument("--label", required=True, help="label of the run compared with it")
+    c.add_argument("--slurmctld-log",
+                   help="slurmctld's log of both runs (debug level): also compare the starts "
+                        "counted from Slurm's first scheduling pass after each submission")
     h = sub.add_parser("holders", help="how the preempted holder jobs left")
     h.add_argument("dir", help="the holders' dir (STATE_DIR/slurm-holders)")
     a = p.parse_args()
@@ -291,7 +364,7 @@ def main():
             fail(f"cannot read the holders' output: {e}")
     if a.cmd == "compare":
         try:
-            return compare(a.out, a.base, a.label)
+            return compare(a.out, a.base, a.label, a.slurmctld_log)
         except (OSError, ValueError, KeyError) as e:
             fail(f"cannot compare replays '{a.label}' and '{a.base}' in {a.out}: {e}")
     if a.cmd == "summary":

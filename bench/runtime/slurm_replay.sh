@@ -20,7 +20,10 @@
 # those still pending at the window's end are counted apart), the idle node-seconds (4 minus the
 # nodes main jobs use, sampled every second) and the share of them the elastic jobs held; then
 # job by job, how much later each main job started with libelastic than alone (`main_queue.py
-# compare`); the elastic jobs' samples and how many preempted holders were released in time.
+# compare`), also counted from Slurm's first scheduling pass after each submission (slurmctld's
+# log at debug level, kept as RUN_DIR/slurmctld.log): a batch job waits for slurmctld's next pass,
+# about once a second at a phase that drifts from run to run, which shifts whole runs' waits by up
+# to a second either way; the elastic jobs' samples and how many preempted holders were released in time.
 set -u
 MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +31,11 @@ LOG=${REPLAY_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}
 START=${REPLAY_START:-2592000} MINUTES=${REPLAY_MINUTES:-30} SPEED=${REPLAY_SPEED:-48}
 [ -r "$LOG" ] || { echo "slurm_replay: cannot read REPLAY_LOG '$LOG'"; exit 2; }
 KEEP=${KEEP:-1}  # lib.sh keeps the run's dir (state, events, holders' output) for inspection
+# slurmctld logs its scheduling passes at debug level: a fresh Slurm, so that it does.
+export ELASTIC_SLURM_DEBUG=debug
+"$ROOT/scripts/box.sh" slurm-down
 . "$ROOT/tests/runtime/slurm/lib.sh"
+CTLD_LOG=$(dirname "$(dirname "$("$BOX" slurm-conf)")")/log/slurmctld.log
 
 # replay LABEL [--status STATUS_JSON]: the window's main jobs on the box's Slurm (main_queue.py).
 replay() {
@@ -64,16 +71,19 @@ if [ "${runs[-1]}" = slurm_only_again ]; then
   wait_for 30 '[ -z "$(slurm squeue -h)" ]' || fail "holders did not end before the second Slurm-alone run"
   replay slurm_only_again
 fi
+cp "$CTLD_LOG" "$T/slurmctld.log" || echo "slurm_replay: no slurmctld log at $CTLD_LOG"
 echo "=== summary (REPLAY_MINUTES=$MINUTES, REPLAY_SPEED=$SPEED, REPLAY_START=$START)"
 for l in "${runs[@]}"; do
   python3 "$ROOT/scripts/main_queue.py" summary --out "$T" --label $l --nodes "$BOX_HOSTS"
 done
 if [ "${runs[0]}" = slurm_only ]; then
   for l in "${runs[@]:1}"; do
-    python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only --label "$l"
+    python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only --label "$l" \
+      --slurmctld-log "$T/slurmctld.log"
   done
 fi
 [ "${runs[-1]}" = slurm_only_again ] &&
-  python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only_again --label with_libelastic
+  python3 "$ROOT/scripts/main_queue.py" compare --out "$T" --base slurm_only_again --label with_libelastic \
+    --slurmctld-log "$T/slurmctld.log"
 echo "$elastic_jobs"
 python3 "$ROOT/scripts/main_queue.py" holders "$HOLDERS"
