@@ -289,9 +289,15 @@ def compare(out, base, other, log=None):
     print(f"{other} vs {base}, job by job: {paired(a, b, 'wait')}", flush=True)
     if log:
         times = slurmctld_log(log)
-        a, b = after_first_pass(out, base, times), after_first_pass(out, other, times)
+        a_after, b_after = after_first_pass(out, base, times), after_first_pass(out, other, times)
         print(f"{other} vs {base}, job by job from Slurm's first scheduling pass: "
-              f"{paired(a, b, 'start')}", flush=True)
+              f"{paired(a_after, b_after, 'start')}", flush=True)
+
+        def until_pass(waits, after):
+            return statistics.median([waits[i] - after[i] for i in after if after[i] is not None]
+                                     or [math.nan])
+        print(f"  (the first pass came a median {until_pass(a, a_after):.2f} s after submission "
+              f"in {base}, {until_pass(b, b_after):.2f} s in {other})", flush=True)
     return 0
 
 

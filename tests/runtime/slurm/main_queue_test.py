@@ -76,6 +76,7 @@ class CompareFromFirstPass(unittest.TestCase):
         self.assertIn("wait -0.46 to -0.46 s", lines[0])  # 0.132 - 0.592
         self.assertIn("first scheduling pass: start +0.06 to +0.06 s", lines[1])  # 0.100 - 0.040
         self.assertIn("later in 1, earlier in 0", lines[1])
+        self.assertIn("median 0.55 s after submission in a, 0.03 s in b", lines[2])
 
     def test_log_without_passes_is_named(self):
         with open(self.log, "w") as f:
