@@ -5,7 +5,7 @@
 #   slurm-up      one munged (socket under $RUN, shared by every host), slurmctld on h0, one slurmd
 #                 on each of h1..hN (nodes h1..hN; h0 is the head, not a node); waits until sinfo
 #                 shows every node idle, failing fast on "fatal"/"initialization failed" in a log or
-#                 a daemon that died. Idempotent.
+#                 a daemon that died. Idempotent (a Slurm at another log level is restarted).
 #   slurm-down    cancel every job, stop the daemons by pid (TERM, then KILL), then kill whatever
 #                 remains on the hosts (job steps). Idempotent; `box.sh down` does it first.
 #   slurm CMD...  run a Slurm client (sinfo, sbatch, srun, ...) on h0 with SLURM_CONF set
@@ -122,7 +122,10 @@ slurm_up() {
   n=$(size)
   [ "$n" -ge 1 ] || die "slurm-up: no box (box.sh up N first)" 2
   slurm_check
-  if slurm_running; then return 0; fi
+  # A running Slurm is kept when it logs at the level asked for.
+  if slurm_running && grep -qx "SlurmctldDebug=${ELASTIC_SLURM_DEBUG:-info}" "$SLURM_CONF_FILE"; then
+    return 0
+  fi
   slurm_down
   slurm_write_conf "$n"
   slurm_start munged h0 munged --foreground --socket="$SLURM_DIR/munge/munge.socket" \

@@ -25,6 +25,9 @@ Used by bench/runtime/slurm_replay.sh (Slurm alone vs. with libelastic filling t
                                   counted from Slurm's first scheduling pass after its
                                   submission, without the wait for that pass (up to ~1 s,
                                   whose phase drifts from run to run)
+  main_queue.py after-pass --slurmctld-log LOG JOB_ID START
+                                  a job's start (s since the epoch) counted from slurmctld's
+                                  first scheduling pass after its submission
   main_queue.py holders DIR       how the preempted holder jobs (elastic feed slurm's, their
                                   output in DIR) left: released by the runtime within their wait,
                                   or not (the main job then waited for them)
@@ -260,13 +263,20 @@ def after_first_pass(out, label, log):
     run, waits = job_waits(out, label)
     if "job_ids" not in run:
         fail(f"{out}/{label}.json has no job ids (replays before they were recorded)")
-    submitted, passes = log
     after = {}
     for i, job_id in run["job_ids"].items():
         start = None if waits.get(int(i)) is None else run["submits"][i] + waits[int(i)]
-        k = bisect.bisect_right(passes, submitted.get(job_id, math.inf))
-        after[int(i)] = start - passes[k] if start is not None and k < len(passes) else None
+        first = first_pass(log, job_id)
+        after[int(i)] = start - first if start is not None and first is not None else None
     return after
+
+
+def first_pass(log, job_id):
+    """When slurmctld's first scheduling pass after it received the job began (None: no such
+    pass, or the job's submission is not in the log)."""
+    submitted, passes = log
+    k = bisect.bisect_right(passes, submitted.get(job_id, math.inf))
+    return passes[k] if k < len(passes) else None
 
 
 def paired(base, other, what):
@@ -360,6 +370,11 @@ def main():
     c.add_argument("--slurmctld-log",
                    help="slurmctld's log of both runs (debug level): also compare the starts "
                         "counted from Slurm's first scheduling pass after each submission")
+    f = sub.add_parser("after-pass", help="a job's start counted from slurmctld's first "
+                                          "scheduling pass after its submission")
+    f.add_argument("--slurmctld-log", required=True, help="slurmctld's log (debug level)")
+    f.add_argument("job_id", type=int)
+    f.add_argument("start", type=float, help="the job's start, s since the epoch")
     h = sub.add_parser("holders", help="how the preempted holder jobs left")
     h.add_argument("dir", help="the holders' dir (STATE_DIR/slurm-holders)")
     a = p.parse_args()
@@ -368,6 +383,15 @@ def main():
             return holders(a.dir)
         except OSError as e:
             fail(f"cannot read the holders' output: {e}")
+    if a.cmd == "after-pass":
+        try:
+            first = first_pass(slurmctld_log(a.slurmctld_log), a.job_id)
+        except OSError as e:
+            fail(f"cannot read slurmctld's log: {e}")
+        if first is None:
+            fail(f"{a.slurmctld_log}: no scheduling pass after job {a.job_id}'s submission")
+        print(f"{a.start - first:.3f}")
+        return 0
     if a.cmd == "compare":
         try:
             return compare(a.out, a.base, a.label, a.slurmctld_log)

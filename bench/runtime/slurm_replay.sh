@@ -31,11 +31,7 @@ LOG=${REPLAY_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}
 START=${REPLAY_START:-2592000} MINUTES=${REPLAY_MINUTES:-30} SPEED=${REPLAY_SPEED:-48}
 [ -r "$LOG" ] || { echo "slurm_replay: cannot read REPLAY_LOG '$LOG'"; exit 2; }
 KEEP=${KEEP:-1}  # lib.sh keeps the run's dir (state, events, holders' output) for inspection
-# slurmctld logs its scheduling passes at debug level: a fresh Slurm, so that it does.
-export ELASTIC_SLURM_DEBUG=debug
-"$ROOT/scripts/box.sh" slurm-down
 . "$ROOT/tests/runtime/slurm/lib.sh"
-CTLD_LOG=$(dirname "$(dirname "$("$BOX" slurm-conf)")")/log/slurmctld.log
 
 # replay LABEL [--status STATUS_JSON]: the window's main jobs on the box's Slurm (main_queue.py).
 replay() {

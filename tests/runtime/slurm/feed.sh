@@ -34,7 +34,7 @@ case_preempt() {
   start_feed
   wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
   echo "filled: $(hostfile_nodes | tr '\n' ' ')"
-  submit_main 2 "$T/main.start" 20 || fail "sbatch main"
+  submit_main 2 "$T/main.start" 20 > /dev/null || fail "sbatch main"
   wait_for 30 "[ -s $T/main.start ]" || fail "main job did not start"
   local ran left
   ran=$(slurm squeue -h -p main -o %N)
@@ -70,13 +70,14 @@ case_main_wait() {
   done
   [ "$(released_count)" -ge 10 ] || fail "only $(released_count) holders left on release"
   ! grep -h 'not released' "$HOLDERS"/*.out || fail "a holder waited out its limit"
-  echo "main job start delay, empty box (s): ${empty[*]}"
-  echo "main job start delay, holders on every node (s): ${full[*]}"
-  echo "median empty $(printf '%s\n' "${empty[@]}" | median) s, with holders $(printf '%s\n' "${full[@]}" | median) s"
+  echo "main job start delay (s; after submission, after Slurm's first pass), empty box: ${empty[*]/ /\/}"
+  echo "main job start delay, holders on every node: ${full[*]/ /\/}"
+  medians "empty box" "${empty[@]}"
+  medians "holders on every node" "${full[@]}"
 }
 
 case_shrink() {
-  local cycles=${CYCLES:-10} i t0 node delays=() empty=() released
+  local cycles=${CYCLES:-10} i t0 id node delays=() empty=() released after_submit after_pass
   for i in $(seq "$cycles"); do empty+=("$(main_delay 1)"); done
   start_feed
   wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
@@ -88,15 +89,16 @@ case_shrink() {
     [ "$(job_state e)" = running ] || fail "job no longer running at preemption $i"
     rm -f "$T/main.start"
     t0=$(now)
-    submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+    id=$(submit_main 1 "$T/main.start" 2) || fail "sbatch main"
     wait_for 30 "[ -s $T/main.start ]" || fail "main job $i did not start"
-    delays+=("$(echo "$(cat "$T/main.start") - $t0" | bc)")
+    delays+=("$(echo "$(cat "$T/main.start") - $t0" | bc) $(since_pass "$id" "$(cat "$T/main.start")")")
     node=$(slurm squeue -h -p main -o %N)
     released=$(count_events node_released "\"$node\"")
     [ "$released" -ge 1 ] || fail "main job $i started on $node before elasticd released it"
     # Nothing of ours is left beside the main job (the host's process table).
     [ -z "$(rank_pids "$node")" ] || fail "ranks of ours on $node beside main job $i: $(rank_pids "$node")"
-    echo "preemption $i: main job on $node after ${delays[-1]} s; job ranks $(job_ranks e)"
+    read -r after_submit after_pass <<< "${delays[-1]}"
+    echo "preemption $i: main job on $node after $after_submit s ($after_pass s after Slurm's first pass); job ranks $(job_ranks e)"
     wait_for 30 '[ -z "$(slurm squeue -h -p main)" ]' || fail "main job $i did not end"
     wait_filled 30 || fail "holders did not come back after main job $i"
     wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not grow back after preemption $i"
@@ -106,9 +108,10 @@ case_shrink() {
   out e | grep -q WRONG && fail "wrong allreduce"
   released=$(grep -h 'released after' "$HOLDERS"/*.out | wc -l)
   echo "holders that left on release: $released of $cycles"
-  echo "1-node main job start delay, empty box (s): ${empty[*]}"
-  echo "1-node main job start delay, elastic job on every node (s): ${delays[*]}"
-  echo "median empty $(printf '%s\n' "${empty[@]}" | median) s, with the elastic job $(printf '%s\n' "${delays[@]}" | median) s"
+  echo "1-node main job start delay (s; after submission/after Slurm's first pass), empty box: ${empty[*]/ /\/}"
+  echo "1-node main job start delay, elastic job on every node: ${delays[*]/ /\/}"
+  medians "empty box" "${empty[@]}"
+  medians "elastic job on every node" "${delays[@]}"
   grep -h 'not released' "$HOLDERS"/*.out
   echo "ULFM repairs: $(out e | grep -c '^recovered'); node_lost events: $(count_events node_lost)"
   [ "$(out e | grep -c '^recovered')" = 0 ] && [ "$(count_events node_lost)" = 0 ] ||
@@ -168,7 +171,7 @@ case_steps() {
     [ "$(job_state e)" = running ] || fail "job no longer running at preemption $i"
     rm -f "$T/main.start"
     before=$(count_events node_released)
-    submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+    submit_main 1 "$T/main.start" 2 > /dev/null || fail "sbatch main"
     wait_for 30 "[ -s $T/main.start ]" || fail "main job $i did not start"
     node=$(slurm squeue -h -p main -o %N)
     [ "$(count_events node_released "\"$node\"")" -ge 1 ] && [ "$(count_events node_released)" -gt "$before" ] ||
@@ -187,7 +190,7 @@ case_steps() {
   [ -n "$dpid" ] || fail "no elasticd pid in the daemon log"
   kill -STOP "$dpid"
   rm -f "$T/main.start"
-  submit_main 1 "$T/main.start" 2 || fail "sbatch main"
+  submit_main 1 "$T/main.start" 2 > /dev/null || fail "sbatch main"
   wait_for 30 "[ -s $T/main.start ]" || { kill -CONT "$dpid"; fail "main job did not start while elasticd was frozen"; }
   node=$(slurm squeue -h -p main -o %N)
   wait_for 5 '[ -z "$(our_pids "$node")" ]' || { kill -CONT "$dpid"; fail "left on $node after Slurm evicted its holder: $(our_pids "$node" | tr '\n' ' ')"; }

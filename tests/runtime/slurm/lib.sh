@@ -11,7 +11,10 @@ fail() {
   echo "--- squeue"; slurm squeue 2>&1
   daemon_fail "$@"
 }
+# slurmctld logs its scheduling passes at debug level (since_pass).
+export ELASTIC_SLURM_DEBUG=${ELASTIC_SLURM_DEBUG:-debug}
 "$BOX" slurm-up || fail "slurm-up"
+CTLD_LOG=$(dirname "$(dirname "$("$BOX" slurm-conf)")")/log/slurmctld.log
 # A running Slurm is reused (slurm-up is idempotent): no job of an earlier test may remain.
 "$BOX" slurm scancel -u "$(id -un)"
 wait_for 20 '[ -z "$("$BOX" slurm squeue -h)" ]' || fail "jobs of an earlier test remain"
@@ -36,19 +39,35 @@ hostfile_nodes() { awk '{print $1}' "$H" 2>/dev/null | sort; }
 wait_filled() {
   wait_for "${1:-20}" "[ \"\$(held_nodes | wc -l)\" = $BOX_HOSTS ] && [ \"\$(hostfile_nodes)\" = \"\$(held_nodes)\" ]"
 }
-# A main-queue job on K nodes that writes its start time (date +%s.%N) to FILE and runs SECONDS.
+# A main-queue job on K nodes that writes its start time (date +%s.%N) to FILE and runs SECONDS;
+# prints its job id.
 submit_main() {  # submit_main K FILE SECONDS
-  slurm sbatch -Q -o /dev/null -p main -N"$1" --wrap "date +%s.%N > $2; sleep $3"
+  slurm sbatch --parsable -o /dev/null -p main -N"$1" --wrap "date +%s.%N > $2; sleep $3"
 }
 now() { date +%s.%N; }
-# main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit (s).
+# since_pass JOB_ID START: the job's start counted from slurmctld's first scheduling pass after
+# its submission (s). A submitted batch job waits up to ~1 s for that pass (slurmctld's background
+# loop), at a phase that has nothing to do with the nodes; what comes after it is Slurm starting
+# the job (preempting holders and waiting for them to leave included).
+since_pass() {
+  python3 "$(dirname "$BOX")/main_queue.py" after-pass --slurmctld-log "$CTLD_LOG" "$1" "$2"
+}
+# main_delay K: submit a K-node main job, wait for it to start and end; prints start - submit and
+# start - Slurm's first pass after the submission (s).
 main_delay() {
-  local f=$T/main.$RANDOM t0
+  local f=$T/main.$RANDOM t0 id
   t0=$(now)
-  submit_main "$1" "$f" 0 || fail "sbatch main"
+  id=$(submit_main "$1" "$f" 0) || fail "sbatch main"
   wait_for 30 "[ -s $f ]" || fail "main job did not start"
   wait_for 30 "[ -z \"\$(slurm squeue -h -p main)\" ]" || fail "main job did not end"
-  echo "$(cat "$f") - $t0" | bc
+  echo "$(echo "$(cat "$f") - $t0" | bc) $(since_pass "$id" "$(cat "$f")")"
+}
+# medians LABEL PAIR...: the medians of main_delay's two numbers over its outputs.
+medians() {
+  local label=$1
+  shift
+  echo "$label: median $(printf '%s\n' "$@" | cut -d' ' -f1 | median) s after submission," \
+    "$(printf '%s\n' "$@" | cut -d' ' -f2 | median) s after Slurm's first scheduling pass"
 }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 slurm_cleanup() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/main_queue.py compare --slurmctld-log: each main job's start counted from slurmctld's
-first scheduling pass after it received the job, read from a log in slurmctld's own format (lines
+"""scripts/main_queue.py compare --slurmctld-log and after-pass: each main job's start counted from
+slurmctld's first scheduling pass after it received the job, read from a log in slurmctld's own format (lines
 as a 22.05 slurmctld at debug level wrote them on the box), and the clear error on a log without
 passes."""
 import json
@@ -77,6 +77,15 @@ class CompareFromFirstPass(unittest.TestCase):
         self.assertIn("first scheduling pass: start +0.06 to +0.06 s", lines[1])  # 0.100 - 0.040
         self.assertIn("later in 1, earlier in 0", lines[1])
         self.assertIn("median 0.55 s after submission in a, 0.03 s in b", lines[2])
+
+    def test_after_pass_of_one_job(self):
+        r = subprocess.run([sys.executable, SCRIPT, "after-pass", "--slurmctld-log", self.log, "11",
+                            f"{stamp('01:23:47.142'):.6f}"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout), (0, "0.040\n"), r.stderr)
+        r = subprocess.run([sys.executable, SCRIPT, "after-pass", "--slurmctld-log", self.log, "13",
+                            f"{stamp('01:23:47.142'):.6f}"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(f"{self.log}: no scheduling pass after job 13's submission", r.stderr)
 
     def test_log_without_passes_is_named(self):
         with open(self.log, "w") as f:
