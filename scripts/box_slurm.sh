@@ -16,10 +16,10 @@
 # SIGTERM first and SIGKILL KillWait (5 s) later. Measured on 22.05 (issue 11): slurmd inside
 # `ip netns exec` sees a fresh sysfs without the cgroup mount, hence cgroup/v1 with
 # proctrack/linuxproc and task/none; GraceTime>0 signals only job steps and is checked every 30 s.
-# Daemons' logs: $RUN/slurm/log/, at ELASTIC_SLURM_DEBUG's level (default info; debug, debug2, ...
-# for timing a preemption step by step); slurm-down copies them into ELASTIC_SLURM_KEEP_LOGS (a
-# directory) when it is set, before it removes $RUN/slurm. `box.sh kill-all` spares the Slurm daemons (their pids are in
-# $RUN/slurm/pid/); `box.sh kill HOST` does not: a node loss takes its slurmd too.
+# Daemons' logs: $RUN/slurm/log/, at ELASTIC_SLURM_DEBUG's level (default info; at debug slurmctld
+# logs each scheduling pass); slurm-down copies them into ELASTIC_SLURM_KEEP_LOGS (a directory)
+# when it is set, before it removes $RUN/slurm. `box.sh kill-all` spares the Slurm daemons (their
+# pids are in $RUN/slurm/pid/); `box.sh kill HOST` does not: a node loss takes its slurmd too.
 
 SLURM_DIR=$RUN/slurm
 SLURM_CONF_FILE=$SLURM_DIR/etc/slurm.conf

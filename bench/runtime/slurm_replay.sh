@@ -23,7 +23,8 @@
 # compare`), also counted from Slurm's first scheduling pass after each submission (slurmctld's
 # log at debug level, kept as RUN_DIR/slurmctld.log): a batch job waits for slurmctld's next pass,
 # about once a second at a phase that drifts from run to run, which shifts whole runs' waits by up
-# to a second either way; the elastic jobs' samples and how many preempted holders were released in time.
+# to a second either way (docs/slurm.md); the elastic jobs' samples and how many preempted holders
+# were released in time.
 set -u
 MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

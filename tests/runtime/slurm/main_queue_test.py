@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/main_queue.py compare --slurmctld-log and after-pass: each main job's start counted from
-slurmctld's first scheduling pass after it received the job, read from a log in slurmctld's own format (lines
-as a 22.05 slurmctld at debug level wrote them on the box), and the clear error on a log without
-passes."""
+slurmctld's first scheduling pass after it received the job, read from a log in slurmctld's own
+format (lines as a 22.05 slurmctld at debug level wrote them on the box), and the clear errors on
+a log without passes or with a bad time stamp."""
 import json
 import os
 import subprocess
@@ -100,7 +100,8 @@ class CompareFromFirstPass(unittest.TestCase):
     def test_bad_stamp_names_the_line(self):
         self.run_record("a", {"1": stamp("01:23:46.550")}, {1: stamp("01:23:47.142")}, {"1": 11})
         with open(self.log, "a") as f:
-            f.write("[2026-13-29T01:23:49.000] debug:  sched: Running job scheduler for full queue.\n")
+            f.write("[2026-13-29T01:23:49.000] debug:  sched: Running job scheduler for "
+                    "full queue.\n")
         r = subprocess.run([sys.executable, SCRIPT, "compare", "--out", self.out, "--base", "a",
                             "--label", "a", "--slurmctld-log", self.log],
                            capture_output=True, text=True)
