@@ -15,7 +15,7 @@
 #                        the launch agent for a launcher that brings its own (elastic up --slurm-steps)
 #   box.sh hosts         the hosts of the box, one per line (h0 first)
 #   box.sh check         exit 0 if this machine can build a box, else print why and exit 77
-#   box.sh slurm-up | slurm-down | slurm CMD... | slurm-conf
+#   box.sh slurm-up | slurm-down | slurm CMD... | slurm-conf | slurm-logs
 #                        a real Slurm on the box's hosts (scripts/box_slurm.sh says how)
 #
 # Each host is a network namespace (ELASTIC_BOX_PREFIX-hK, default elbox-hK) with a veth into a
@@ -198,6 +198,7 @@ case $cmd in
   slurm-down) slurm_down ;;
   slurm) [ $# -ge 1 ] || die "usage: box.sh slurm CMD..." 2; slurm_client "$@" ;;
   slurm-conf) echo "$SLURM_CONF_FILE" ;;
+  slurm-logs) echo "$SLURM_DIR/log" ;;
   __init) init_host "$@" ;;
   -h|--help|help|'') sed -n '2,/^set -e/p' "$SELF" | sed '$d; s/^# \{0,1\}//' ;;
   *) die "unknown command '$cmd' (box.sh --help)" 2 ;;

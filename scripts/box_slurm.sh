@@ -10,6 +10,7 @@
 #                 remains on the hosts (job steps). Idempotent; `box.sh down` does it first.
 #   slurm CMD...  run a Slurm client (sinfo, sbatch, srun, ...) on h0 with SLURM_CONF set
 #   slurm-conf    the path of the box's slurm.conf
+#   slurm-logs    the directory of the daemons' logs (slurmctld.log, slurmd-hK.log)
 #
 # Partitions on all nodes: `main` (default, PriorityTier=10, never preempted) and `scavenger`
 # (PriorityTier=1, PreemptMode=CANCEL, GraceTime=0): a main job preempts scavenger jobs at once,

@@ -14,7 +14,7 @@ fail() {
 # slurmctld logs its scheduling passes at debug level (since_pass).
 export ELASTIC_SLURM_DEBUG=${ELASTIC_SLURM_DEBUG:-debug}
 "$BOX" slurm-up || fail "slurm-up"
-CTLD_LOG=$(dirname "$(dirname "$("$BOX" slurm-conf)")")/log/slurmctld.log
+CTLD_LOG=$("$BOX" slurm-logs)/slurmctld.log
 # A running Slurm is reused (slurm-up is idempotent): no job of an earlier test may remain.
 "$BOX" slurm scancel -u "$(id -un)"
 wait_for 20 '[ -z "$("$BOX" slurm squeue -h)" ]' || fail "jobs of an earlier test remain"
@@ -46,9 +46,8 @@ submit_main() {  # submit_main K FILE SECONDS
 }
 now() { date +%s.%N; }
 # since_pass JOB_ID START: the job's start counted from slurmctld's first scheduling pass after
-# its submission (s). A submitted batch job waits up to ~1 s for that pass (slurmctld's background
-# loop), at a phase that has nothing to do with the nodes; what comes after it is Slurm starting
-# the job (preempting holders and waiting for them to leave included).
+# its submission (s), without the 0-1 s wait for that pass (docs/slurm.md, "Where the shift comes
+# from").
 since_pass() {
   python3 "$(dirname "$BOX")/main_queue.py" after-pass --slurmctld-log "$CTLD_LOG" "$1" "$2"
 }
