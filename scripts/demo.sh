@@ -249,7 +249,7 @@ say "elasticd is up (pid $(daemon_pid))"
 if [ "$SLURM_MODE" = 1 ]; then
   say "elastic feed slurm on h0: a holder job on every idle node (log: $S/demo/feed.log)"
   "$BOX" exec h0 "${SLURM_ENV[@]}" "$ELASTIC" --state-dir "$S" feed slurm --hostfile "$HOSTS" \
-    > "$S/demo/feed.log" 2>&1 &
+    --vacate-for main > "$S/demo/feed.log" 2>&1 &
   FEED_PID=$!
   for _ in $(seq 1 120); do [ "$(wc -l < "$HOSTS")" -ge "$NODES" ] && break; sleep 0.25; done
   say "holders hold $(wc -l < "$HOSTS") of $NODES nodes"

@@ -13,7 +13,8 @@
 # waits, without the Slurm-alone baseline, in half the time), REPLAY_AGAIN=1 (Slurm alone once
 # more after the run with libelastic, in 3 x REPLAY_MINUTES: how much two runs of Slurm alone
 # differ job by job, the noise the comparison is judged against; with REPLAY_FILL_ONLY=1 the first
-# Slurm-alone run is left out). scripts/main_queue.py submits the
+# Slurm-alone run is left out), REPLAY_FEED_ARGS (the feed's options, default "--vacate-for main":
+# holders given back as soon as a main job is pending; "" for preemption only). scripts/main_queue.py submits the
 # jobs (run time and limit divided by the speed; small jobs, which round up to a whole node of the
 # box, thinned so that the log's offered load is kept: 22 of the default window's 133 jobs, load
 # 0.55 instead of 3.2) and prints per run: jobs started, main-job waits p50/p99 (started jobs;
@@ -48,7 +49,8 @@ runs=(with_libelastic)
 [ "${REPLAY_FILL_ONLY:-0}" = 1 ] || runs=(slurm_only "${runs[@]}")
 [ "${REPLAY_AGAIN:-0}" = 1 ] && runs+=(slurm_only_again)
 [ "${runs[0]}" = slurm_only ] && replay slurm_only
-start_feed
+# shellcheck disable=SC2086 # options, split on purpose
+start_feed ${REPLAY_FEED_ARGS---vacate-for main}
 wait_filled 30 || fail "holders did not fill the box"
 start_daemon --debounce-s 0.1
 for j in e1 e2; do

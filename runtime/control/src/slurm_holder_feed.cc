@@ -51,6 +51,8 @@ std::map<std::string, std::string> markers(const fs::path& dir, std::string_view
   return out;
 }
 
+bool in_use(const NodeStatus& n) { return n.state == "busy" || n.state == "leaving"; }
+
 // No job of elasticd's is on `node` in a snapshot taken after `since` (unix s). Without a
 // status.json (no elasticd) there is nothing to wait for.
 bool vacated(const fs::path& status_path, const std::string& node, double since) {
@@ -58,9 +60,20 @@ bool vacated(const fs::path& status_path, const std::string& node, double since)
   absl::StatusOr<StatusSnapshot> s = read_status(status_path);
   if (!s.ok()) return s.status().code() == absl::StatusCode::kNotFound;
   if (s->time < since) return false;
-  return std::none_of(s->nodes.begin(), s->nodes.end(), [&](const NodeStatus& n) {
-    return n.name == node && (n.state == "busy" || n.state == "leaving");
-  });
+  return std::none_of(s->nodes.begin(), s->nodes.end(),
+                      [&](const NodeStatus& n) { return n.name == node && in_use(n); });
+}
+
+// The nodes where elasticd runs a job now (none without a status.json).
+std::vector<std::string> busy_nodes(const fs::path& status_path) {
+  std::vector<std::string> out;
+  absl::StatusOr<StatusSnapshot> s =
+      status_path.empty() ? absl::NotFoundError("") : read_status(status_path);
+  if (!s.ok()) return out;
+  for (const NodeStatus& n : s->nodes) {
+    if (in_use(n)) out.push_back(n.name);
+  }
+  return out;
 }
 
 class SlurmHolderFeed {
@@ -101,6 +114,49 @@ class SlurmHolderFeed {
     return absl::OkStatus();
   }
 
+  // Main-queue jobs submitted since slurmctld's last pass (--vacate-for): give back as many
+  // holders as they need now, so that the pass finds idle nodes instead of preempting (a
+  // preempted holder's node reaches the main job only at slurmd's next look, 20/70/170 ms later).
+  void poll_pending() {
+    if (!seen_ || o_.vacate_for.empty()) return;
+    const std::string cmd = fmt::format("squeue -h -t PD -p {} -o \"{}\"",
+                                        shell_quote(o_.vacate_for), kPendingSqueueFormat);
+    absl::StatusOr<std::string> q = run_capture(cmd);
+    absl::StatusOr<std::vector<PendingJob>> pending =
+        q.ok() ? pending_from_squeue(*q, cmd) : absl::StatusOr<std::vector<PendingJob>>(q.status());
+    if (!pending.ok()) {
+      warn(fmt::format("{} (not vacating ahead of Slurm)", std::string(pending.status().message())));
+      return;
+    }
+    std::set<std::string> free(idle_.begin(), idle_.end());
+    VacateInput in{*std::move(pending), 0, {}, busy_nodes(o_.status_path), 0};
+    for (const auto& [node, job] : vacating_) free.insert(node);
+    const std::map<std::string, std::string> leaving = markers(o_.holder_dir, ".leaving");
+    for (const auto& [node, job] : leaving) in.on_the_way += vacating_.contains(node) ? 0 : 1;
+    for (const HolderJob& h : holders_) {
+      const auto l = leaving.find(h.node);
+      if (h.state == "RUNNING" && !vacating_.contains(h.node) &&
+          (l == leaving.end() || l->second != h.job_id)) {
+        in.held.push_back(h.node);
+      }
+    }
+    in.free = static_cast<int>(free.size());
+    const VacatePlan plan = plan_vacate(in);
+    if (plan.demand == 0) {
+      vacating_.clear();  // started, or Slurm has looked at them: nothing to keep idle for
+      return;
+    }
+    for (const std::string& node : plan.vacate) {
+      const auto h = std::find_if(holders_.begin(), holders_.end(),
+                                  [&](const HolderJob& j) { return j.node == node; });
+      vacating_[node] = h->job_id;
+      std::cerr << fmt::format(
+          "elastic feed slurm: giving {} back ahead of Slurm: main-queue jobs pending for {} "
+          "node(s)\n",
+          node, plan.demand);
+    }
+  }
+
   // Some holder has been told to leave and its node's release is not written yet.
   bool awaiting_release() const { return awaiting_release_; }
 
@@ -108,6 +164,7 @@ class SlurmHolderFeed {
   absl::Status mirror() {
     if (!seen_) return absl::OkStatus();  // Slurm never answered yet: the hostfile stays as it is
     leaving_ = markers(o_.holder_dir, ".leaving");
+    for (const auto& [node, job] : vacating_) leaving_.try_emplace(node, job);
     HolderPlan plan = plan_holders(input(0));
     if (const std::string body = format_hostfile(plan.granted); body != written_) {
       if (absl::Status s = write_hostfile(o_.hostfile, plan.granted); !s.ok()) return s;
@@ -121,16 +178,19 @@ class SlurmHolderFeed {
     awaiting_release_ = false;
     for (const auto& [node, job] : leaving_) {
       const auto r = released.find(node);
-      if (r != released.end() && r->second == job) continue;
-      if (!vacated(o_.status_path, node, written_at_)) {
-        awaiting_release_ = true;
-        continue;
+      if (r == released.end() || r->second != job) {
+        if (!vacated(o_.status_path, node, written_at_)) {
+          awaiting_release_ = true;
+          continue;
+        }
+        if (absl::Status s =
+                write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0600);
+            !s.ok()) {
+          warn(std::string(s.message()));
+          continue;
+        }
       }
-      if (absl::Status s =
-              write_file_atomic(o_.holder_dir / (node + ".released"), job + "\n", 0600);
-          !s.ok()) {
-        warn(std::string(s.message()));
-      }
+      if (vacating_.contains(node) && !cancelled_.contains(job)) cancel(job);
     }
     return absl::OkStatus();
   }
@@ -142,13 +202,28 @@ class SlurmHolderFeed {
   }
 
   HolderInput input(int budget) const {
-    return HolderInput{holders_, idle_, leaving_, o_.max_holders, budget, o_.slots};
+    std::vector<std::string> idle;  // nodes given back ahead of Slurm stay idle for its pass
+    for (const std::string& node : idle_) {
+      if (!vacating_.contains(node)) idle.push_back(node);
+    }
+    return HolderInput{holders_, idle, leaving_, o_.max_holders, budget, o_.slots};
+  }
+
+  // A holder given back ahead of Slurm: its release is written, so it exits on scancel's SIGTERM.
+  void cancel(const std::string& job) {
+    if (absl::StatusOr<std::string> r = run_capture(fmt::format("scancel {}", shell_quote(job)));
+        !r.ok()) {
+      warn(fmt::format("scancel {}: {}", job, std::string(r.status().message())));
+      return;  // tried again at the next mirror
+    }
+    cancelled_.insert(job);
   }
 
   // A holder that left squeue is over: its marker files go, so a new holder starts clean.
   void forget_gone_holders() {
     std::set<std::string> live;
     for (const HolderJob& h : holders_) live.insert(h.job_id);
+    std::erase_if(cancelled_, [&](const std::string& job) { return !live.contains(job); });
     for (std::string_view suffix : {".leaving", ".released"}) {
       for (const auto& [node, job] : markers(o_.holder_dir, suffix)) {
         if (!live.contains(job)) fs::remove(o_.holder_dir / (node + std::string(suffix)));
@@ -186,6 +261,8 @@ class SlurmHolderFeed {
   std::vector<HolderJob> holders_;
   std::vector<std::string> idle_;
   std::map<std::string, std::string> leaving_;
+  std::map<std::string, std::string> vacating_;  // node -> holder given back ahead of Slurm
+  std::set<std::string> cancelled_;              // holder jobs scancel was run for
   bool awaiting_release_ = false;  // a leaving node not released yet
   bool seen_ = false;
   std::string written_ = "\x01";  // nothing written yet: the first mirror writes the file
@@ -208,12 +285,19 @@ absl::Status run_slurm_holders(const Feed& feed, const HolderFeedOptions& o,
         fmt::format("--holder-dir {}: {}", o.holder_dir.string(), ec.message()));
   }
   SlurmHolderFeed holders(feed, o);
+  const auto period = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
   Clock::time_point next_poll = Clock::now();
+  Clock::time_point next_pending = Clock::now();
   while (!stop.load()) {
     if (Clock::now() >= next_poll) {
       if (absl::Status s = holders.poll_scheduler(); !s.ok()) return s;
-      next_poll = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(o.every_s));
+      next_poll = Clock::now() + period(o.every_s);
+    }
+    if (Clock::now() >= next_pending) {
+      holders.poll_pending();
+      next_pending = Clock::now() + period(o.vacate_every_s);
     }
     if (absl::Status s = holders.mirror(); !s.ok()) return s;
     std::this_thread::sleep_for(holders.awaiting_release() ? kMirrorWhileLeaving : kMirrorEvery);

@@ -57,4 +57,43 @@ HolderPlan plan_holders(const HolderInput& in) {
   return plan;
 }
 
+absl::StatusOr<std::vector<PendingJob>> pending_from_squeue(std::string_view text,
+                                                            std::string_view source) {
+  std::vector<PendingJob> out;
+  int line_no = 0;
+  for (std::string_view line : split(text, "\n")) {
+    ++line_no;
+    const std::vector<std::string_view> f = split(line, " \t\r", true);
+    if (f.empty()) continue;
+    if (f.size() < 3) {
+      return line_error(source, line_no,
+                        fmt::format("expected '{}' (3 fields), got", kPendingSqueueFormat), line);
+    }
+    const std::optional<int> nodes = positive_int(f[1]);
+    if (!nodes) return line_error(source, line_no, "node count must be a positive integer:", f[1]);
+    const std::size_t at = static_cast<std::size_t>(f[2].data() - line.data());
+    out.push_back(PendingJob{std::string(f[0]), *nodes, std::string(trim(line.substr(at)))});
+  }
+  return out;
+}
+
+VacatePlan plan_vacate(const VacateInput& in) {
+  VacatePlan plan;
+  const int have = in.free + in.on_the_way + static_cast<int>(in.held.size());
+  for (const PendingJob& j : in.pending) {
+    if (j.reason != "None" || j.nodes > have) continue;
+    if (plan.demand + j.nodes > have) break;
+    plan.demand += j.nodes;
+  }
+  const int need = std::min(plan.demand - in.free - in.on_the_way, static_cast<int>(in.held.size()));
+  if (need <= 0) return plan;
+  const std::set<std::string> busy(in.busy.begin(), in.busy.end());
+  std::vector<std::string> order = in.held;
+  std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return std::pair(busy.contains(a), a) < std::pair(busy.contains(b), b);
+  });
+  plan.vacate.assign(order.begin(), order.begin() + need);
+  return plan;
+}
+
 }  // namespace elastic::rt

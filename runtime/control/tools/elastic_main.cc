@@ -484,6 +484,13 @@ int main(int argc, char** argv) {
   feed->add_option("--submit-per-s", holder_args.submit_per_s,
                    "holder jobs: submissions per second, at most (4)")
       ->check(CLI::PositiveNumber);
+  feed->add_option("--vacate-for", holder_args.vacate_for,
+                   "holder jobs: main-queue partitions (comma-separated) whose newly submitted "
+                   "jobs get holders given back before Slurm's next scheduling pass would preempt "
+                   "them (default: none, preemption only)");
+  feed->add_option("--vacate-every", holder_args.vacate_every_s,
+                   "holder jobs: list --vacate-for's pending jobs every SECONDS (0.25)")
+      ->check(CLI::PositiveNumber);
 
   TraceArgs trace_args;
   feed->add_option(

@@ -1,5 +1,6 @@
 // The Slurm feed's decisions (slurm_holders.h) on squeue text and node lists: which nodes are
-// granted, which leave, where holders are submitted under the cap and the rate limit.
+// granted, which leave, where holders are submitted under the cap and the rate limit, and which
+// holders are given back ahead of Slurm for pending main-queue jobs.
 #include "elastic/control/slurm_holders.h"
 
 #include <gtest/gtest.h>
@@ -70,6 +71,58 @@ TEST(SlurmHolders, SubmitsForIdleNodesWithoutHolderWithinBudgetAndCap) {
   EXPECT_EQ(plan_holders(in).submit, (std::vector<std::string>{"h2"}));
   in.max_holders = 1;
   EXPECT_TRUE(plan_holders(in).submit.empty());
+}
+
+TEST(SlurmHolders, ParsesPendingJobsWithReasonsOfSeveralWords) {
+  const auto p = pending_from_squeue(
+      "40 2 None\n"
+      "41 1 ReqNodeNotAvail, UnavailableNodes:h3\n"
+      "\n");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->size(), 2u);
+  EXPECT_EQ((*p)[0], (PendingJob{"40", 2, "None"}));
+  EXPECT_EQ((*p)[1], (PendingJob{"41", 1, "ReqNodeNotAvail, UnavailableNodes:h3"}));
+  const auto bad = pending_from_squeue("40 2 None\n41 x None\n", "squeue");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("squeue:2:"), std::string::npos)
+      << bad.status();
+  EXPECT_NE(std::string(bad.status().message()).find("'x'"), std::string::npos) << bad.status();
+  EXPECT_FALSE(pending_from_squeue("40 2\n").ok());
+}
+
+TEST(SlurmHolders, VacatesWhatNewJobsNeedBeyondFreeNodesIdleHoldersFirst) {
+  VacateInput in;
+  in.held = {"h4", "h1", "h3", "h2"};
+  in.busy = {"h1", "h2", "h3"};  // h4's holder has no job of elasticd's on it
+  in.pending = {{"50", 2, "None"}};
+  VacatePlan p = plan_vacate(in);
+  EXPECT_EQ(p.demand, 2);
+  EXPECT_EQ(p.vacate, (std::vector<std::string>{"h4", "h1"}));
+  in.free = 1;  // an idle node covers one of the two
+  EXPECT_EQ(plan_vacate(in).vacate, (std::vector<std::string>{"h4"}));
+  in.on_the_way = 1;  // and a holder Slurm preempted already the other
+  p = plan_vacate(in);
+  EXPECT_EQ(p.demand, 2);
+  EXPECT_TRUE(p.vacate.empty());
+}
+
+TEST(SlurmHolders, OnlyJobsSlurmHasNotLookedAtThatFitCount) {
+  VacateInput in;
+  in.held = {"h1", "h2", "h3"};
+  in.free = 1;
+  // 60: Slurm left it pending (it preempts for what it starts itself); 61: more nodes than the
+  // box has; 62 fits; 63 would not fit after 62, so 64 (lower priority) does not count either.
+  in.pending = {{"60", 1, "Resources"},
+                {"61", 5, "None"},
+                {"62", 3, "None"},
+                {"63", 2, "None"},
+                {"64", 1, "None"}};
+  const VacatePlan p = plan_vacate(in);
+  EXPECT_EQ(p.demand, 3);
+  EXPECT_EQ(p.vacate, (std::vector<std::string>{"h1", "h2"}));
+  in.pending = {{"60", 1, "Priority"}, {"61", 1, "Dependency"}};
+  EXPECT_EQ(plan_vacate(in).demand, 0);
+  EXPECT_TRUE(plan_vacate(in).vacate.empty());
 }
 
 }  // namespace

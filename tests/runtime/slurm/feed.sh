@@ -12,6 +12,10 @@
 #              repair, no rank of ours left in the host's process table when the main job starts),
 #              the holder leaves on release, and after the main job the holder comes back
 #              and the job grows again; the job finishes with a correct allreduce at every step
+#   vacate     as shrink, with `--vacate-for main`: the feed sees each main job pending and gives a
+#              holder back before Slurm's scheduling pass (the same shrink on notice, then
+#              scancel), so that some main jobs start without preempting (counted in slurmctld's
+#              log); the rest are preempted as before
 #   steps      as shrink, but elasticd runs with `elastic up --slurm-steps`' launch line: PRRTE's
 #              daemon and the ranks on each node run as a step of its holder job
 #              (elastic-slurm-agent). A preemption is still a notice (shrink, no ULFM repair, the
@@ -76,10 +80,10 @@ case_main_wait() {
   medians "holders on every node" "${full[@]}"
 }
 
-case_shrink() {
+case_shrink() {  # case_shrink [FEED OPTIONS]
   local cycles=${CYCLES:-10} i t0 id node delays=() empty=() released after_submit after_pass
   for i in $(seq "$cycles"); do empty+=("$(main_delay 1)"); done
-  start_feed
+  start_feed "$@"
   wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
   # elasticd's default debounce (0.5 s): a held node leaving is planned at once regardless.
   start_daemon ${DEBOUNCE_S:+--debounce-s "$DEBOUNCE_S"}
@@ -118,6 +122,17 @@ case_shrink() {
     fail "a preemption was handled as a failure"
   [ "$released" -ge $((cycles - 1)) ] || fail "only $released of $cycles holders left on release"
   ranks_on_their_hosts || fail "ranks not on their hosts"
+}
+
+case_vacate() {
+  local from preempted given
+  from=$(($(wc -l < "$CTLD_LOG") + 1))
+  case_shrink --vacate-for main
+  preempted=$(tail -n +"$from" "$CTLD_LOG" | grep -c 'preempted JobId=')
+  given=$(grep -c 'back ahead of Slurm' "$T/feed.log")
+  echo "holders given back ahead of Slurm's pass: $given; main jobs that preempted a holder: $preempted of ${CYCLES:-10}"
+  [ "$given" -ge 1 ] || fail "the feed never gave a holder back ahead of Slurm"
+  [ "$preempted" -lt "${CYCLES:-10}" ] || fail "every main job still preempted a holder"
 }
 
 # Our processes on host $1: its PRRTE daemon (prted) and this test's ranks.

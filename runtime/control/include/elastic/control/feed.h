@@ -48,6 +48,10 @@ struct HolderFeedOptions {
   double submit_per_s = 4;            // submissions per second, at most
   int slots = 0;                      // > 0 replaces the node's CPU count
   double every_s = 1;                 // scheduler poll period; leaving files are read every 20 ms
+  // Main-queue partitions (comma-separated) whose new pending jobs make the feed give holders back
+  // before Slurm's scheduling pass preempts them; empty: only preemption takes nodes back.
+  std::string vacate_for;
+  double vacate_every_s = 0.25;  // how often their pending jobs are listed
 };
 
 struct Feed;

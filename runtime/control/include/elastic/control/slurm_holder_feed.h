@@ -5,7 +5,10 @@
 // SIGKILL KillWait later); the holder then writes <holder dir>/<node>.leaving, the feed drops the
 // node from the hostfile at once (elasticd shrinks the job off it on notice), and writes
 // <node>.released once elasticd's status.json shows no job on the node, which lets the holder exit
-// so the main job starts. The holder dir must be shared by the head node and the compute nodes;
+// so the main job starts. With --vacate-for, the feed also lists the main partitions' pending jobs
+// and gives back, ahead of Slurm's next scheduling pass, as many holders as the jobs Slurm has
+// not looked at yet need (node off the hostfile, released once vacated, then scancel), so that
+// the pass finds idle nodes. The holder dir must be shared by the head node and the compute nodes;
 // each node's holders append their output to <node>.out there.
 // BLOCKS: runs until `stop` is set or a fatal error (the partition does not exist).
 #pragma once

@@ -3,7 +3,11 @@
 // to submit new holders. A holder is a single-node batch job named "elastic-hold:<node>" in the
 // preemptible partition; squeue's view of them is parsed from
 //   squeue -h -u USER -p PARTITION -o "%i %j %T %C"   -> "<job id> <name> <state> <cpus>"
-// (other jobs of the user in the partition are ignored). LOCAL: pure functions, nothing blocks.
+// (other jobs of the user in the partition are ignored). Vacating ahead of Slurm: which holders to
+// give back when main-queue jobs are submitted, before Slurm's next scheduling pass preempts
+// them; the pending jobs are parsed from
+//   squeue -h -t PD -p MAIN_PARTITIONS -o "%i %D %r"   -> "<job id> <nodes> <reason>"
+// LOCAL: pure functions, nothing blocks.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +23,7 @@ namespace elastic::rt {
 
 inline constexpr std::string_view kHolderJobPrefix = "elastic-hold:";
 inline constexpr std::string_view kHolderSqueueFormat = "%i %j %T %C";
+inline constexpr std::string_view kPendingSqueueFormat = "%i %D %r";
 
 struct HolderJob {
   std::string job_id;
@@ -50,5 +55,36 @@ struct HolderPlan {
 // Holders that are pending, running or completing count against the cap and keep their node from
 // a second submission; a leaving node is not granted even though its holder still runs.
 HolderPlan plan_holders(const HolderInput& in);
+
+struct PendingJob {
+  std::string job_id;
+  int nodes = 1;       // the fewest nodes it asks for
+  std::string reason;  // "None": slurmctld has not tried to schedule it yet
+  friend bool operator==(const PendingJob&, const PendingJob&) = default;
+};
+
+// InvalidArgument naming "<source>:<line>" for a line with fewer than 3 fields or a node count
+// that is not a positive integer. The reason is the rest of the line (it may hold spaces).
+absl::StatusOr<std::vector<PendingJob>> pending_from_squeue(std::string_view text,
+                                                            std::string_view source = "<squeue>");
+
+struct VacateInput {
+  std::vector<PendingJob> pending;     // in squeue's order (priority, highest first)
+  int free = 0;                        // idle nodes without a holder, and nodes given back already
+  std::vector<std::string> held;       // nodes of running holders neither leaving nor vacating
+  std::vector<std::string> busy;       // nodes where elasticd runs a job (status.json)
+  int on_the_way = 0;                  // nodes whose holder is leaving or vacating now
+};
+
+struct VacatePlan {
+  int demand = 0;                   // nodes the fresh pending jobs that fit here ask for
+  std::vector<std::string> vacate;  // holders to give back now: idle ones first, then by name
+};
+
+// Only jobs slurmctld has not looked at yet (reason "None") count: once it has, it preempts what
+// it needs itself, and a job it left pending (Resources, Priority, Dependency...) would not start
+// on the nodes we gave back. A job that asks for more than free + on the way + held nodes cannot
+// start by our nodes alone and is skipped; the others count in priority order while they fit.
+VacatePlan plan_vacate(const VacateInput& in);
 
 }  // namespace elastic::rt
