@@ -321,22 +321,27 @@ def sign_test(later, earlier):
 
 
 def holders(holder_dir):
-    """Preempted holders, and how many the runtime released in time, from their output files."""
-    preempted = late = 0
+    """Preempted holders, and how many the runtime released in time, from their output files;
+    and the holders the feed gave back ahead of Slurm (--vacate-for: cancelled, not preempted,
+    then released)."""
+    preempted = late = given_back = 0
     for name in sorted(os.listdir(holder_dir)):
         if not name.endswith(".out"):
             continue
         with open(os.path.join(holder_dir, name), errors="replace") as f:
-            pending = False  # a preemption whose outcome line has not come yet
+            cancel = None  # "preempted" or "cancelled": the outcome line has not come yet
             for line in f:
                 if "CANCELLED" in line:  # the feed's own cancels at the end say "not released" too
-                    pending = "DUE TO PREEMPTION" in line
-                elif pending and ("released after" in line or "not released" in line):
-                    preempted += 1
-                    late += "not released" in line
-                    pending = False
+                    cancel = "preempted" if "DUE TO PREEMPTION" in line else "cancelled"
+                elif cancel and ("released after" in line or "not released" in line):
+                    if cancel == "preempted":
+                        preempted += 1
+                        late += "not released" in line
+                    else:
+                        given_back += "released after" in line
+                    cancel = None
     print(f"preempted holders: {preempted}, released in time: {preempted - late}, "
-          f"not released in time: {late}")
+          f"not released in time: {late}; given back ahead of Slurm: {given_back}")
     return 0
 
 

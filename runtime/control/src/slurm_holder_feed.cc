@@ -86,12 +86,19 @@ class SlurmHolderFeed {
   // squeue + sinfo + submissions. InvalidArgument only for a partition that does not exist.
   absl::Status poll_scheduler() {
     if (!seen_) {  // once: each later poll costs slurmctld two RPCs (squeue, sinfo)
-      absl::StatusOr<std::string> parts =
-          run_capture(fmt::format("sinfo -h -o %P -p {}", shell_quote(o_.partition)));
-      if (!parts.ok()) return keep(parts.status());
-      if (trim(*parts).empty()) {
+      absl::StatusOr<std::string> missing = missing_partition(o_.partition);
+      if (!missing.ok()) return keep(missing.status());
+      if (!missing->empty()) {
         return absl::InvalidArgumentError(fmt::format(
-            "--partition: Slurm has no partition '{}' (sinfo -p lists nothing)", o_.partition));
+            "--partition: Slurm has no partition '{}' (sinfo -p lists nothing)", *missing));
+      }
+      if (!o_.vacate_for.empty()) {
+        missing = missing_partition(o_.vacate_for);
+        if (!missing.ok()) return keep(missing.status());
+        if (!missing->empty()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "--vacate-for: Slurm has no partition '{}' (sinfo -p does not list it)", *missing));
+        }
       }
     }
     const std::string squeue = fmt::format("squeue -h -u {} -p {} -o \"{}\"", shell_quote(user_),
@@ -124,10 +131,13 @@ class SlurmHolderFeed {
     absl::StatusOr<std::string> q = run_capture(cmd);
     absl::StatusOr<std::vector<PendingJob>> pending =
         q.ok() ? pending_from_squeue(*q, cmd) : absl::StatusOr<std::vector<PendingJob>>(q.status());
-    if (!pending.ok()) {
-      warn(fmt::format("{} (not vacating ahead of Slurm)", std::string(pending.status().message())));
+    if (!pending.ok()) {  // said once, not every --vacate-every, while slurmctld is down
+      const std::string why(pending.status().message());
+      if (why != pending_failed_) warn(fmt::format("{} (not vacating ahead of Slurm)", why));
+      pending_failed_ = why;
       return;
     }
+    pending_failed_.clear();
     std::set<std::string> free(idle_.begin(), idle_.end());
     VacateInput in{*std::move(pending), 0, {}, busy_nodes(o_.status_path), 0};
     for (const auto& [node, job] : vacating_) free.insert(node);
@@ -196,6 +206,23 @@ class SlurmHolderFeed {
   }
 
  private:
+  // The first of the comma-separated `partitions` that sinfo does not list ("" if none).
+  static absl::StatusOr<std::string> missing_partition(const std::string& partitions) {
+    absl::StatusOr<std::string> listed =
+        run_capture(fmt::format("sinfo -h -o %P -p {}", shell_quote(partitions)));
+    if (!listed.ok()) return listed.status();
+    std::set<std::string_view> have;
+    for (std::string_view p : split(*listed, "\n", true)) {
+      p = trim(p);
+      if (p.ends_with('*')) p.remove_suffix(1);  // the default partition
+      have.insert(p);
+    }
+    for (std::string_view p : split(partitions, ",", true)) {
+      if (!have.contains(trim(p))) return std::string(trim(p));
+    }
+    return std::string();
+  }
+
   absl::Status keep(const absl::Status& s) {
     warn(fmt::format("{} (keeping the hostfile)", std::string(s.message())));
     return absl::OkStatus();
@@ -263,6 +290,7 @@ class SlurmHolderFeed {
   std::map<std::string, std::string> leaving_;
   std::map<std::string, std::string> vacating_;  // node -> holder given back ahead of Slurm
   std::set<std::string> cancelled_;              // holder jobs scancel was run for
+  std::string pending_failed_;                   // the last failure to list pending jobs
   bool awaiting_release_ = false;  // a leaving node not released yet
   bool seen_ = false;
   std::string written_ = "\x01";  // nothing written yet: the first mirror writes the file

@@ -24,8 +24,9 @@
 #              notice (elasticd frozen, so the holder waits out --max-wait-s) takes its node's
 #              daemon and ranks with it (a node loss the job survives); the job grows back onto new
 #              holders each time and finishes
-#   bad_input  no such partition (exit 2, named), sbatch refused (drained partition: the feed
-#              says so and keeps going), slurmctld down (the last good hostfile kept)
+#   bad_input  no such partition, also in --vacate-for (exit 2, named), sbatch refused (drained
+#              partition: the feed says so and keeps going), slurmctld down (the last good
+#              hostfile kept, its pending-job listing's failure said once, not every 0.25 s)
 set -u
 CASE=$1 ELASTIC=$2 MPIRUN=${3:-} ELASTICD=${4:-} TRAINER=${5:-}
 . "$(dirname "$0")/lib.sh"
@@ -230,10 +231,16 @@ case_bad_input() {
   [ "$rc" = 2 ] || fail "no such partition: exit $rc, expected 2 ($out)"
   echo "$out" | grep -q "partition 'nosuch'" || fail "no such partition: '$out'"
   echo "no such partition: $out"
+  out=$("$BOX" exec h0 /usr/bin/env SLURM_CONF="$("$BOX" slurm-conf)" "$ELASTIC" --state-dir "$S" \
+    feed slurm --hostfile "$H" --vacate-for main,nosuch 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "--vacate-for with no such partition: exit $rc, expected 2 ($out)"
+  echo "$out" | grep -q -- "--vacate-for: .*'nosuch'" || fail "--vacate-for nosuch: '$out'"
+  echo "--vacate-for with no such partition: $out"
   # sbatch refused: the partition is drained. The feed says so, writes no node, and fills the
   # box once the partition is up again.
   slurm scontrol update PartitionName=scavenger State=DRAIN || fail "drain scavenger"
-  start_feed
+  start_feed --vacate-for main
   wait_for 10 "grep -qs 'refused' $T/feed.log" || fail "a refused sbatch was not reported"
   grep -m1 refused "$T/feed.log"
   [ -z "$(hostfile_nodes)" ] || fail "hostfile lists nodes without holders: $(hostfile_nodes)"
@@ -250,6 +257,11 @@ case_bad_input() {
   sleep 2
   [ "$(cat "$H")" = "$before" ] || fail "hostfile changed while slurmctld was down: $(cat "$H")"
   kill -0 "$FEED_PID" || fail "the feed exited while slurmctld was down"
+  # Its pending-job listing (every 0.25 s) fails too: said, but not at every try.
+  local said
+  said=$(grep -c 'not vacating ahead of Slurm' "$T/feed.log")
+  grep -m1 'not vacating ahead of Slurm' "$T/feed.log"
+  [ "$said" -ge 1 ] && [ "$said" -le 3 ] || fail "pending-job listing failures said $said times"
 }
 
 "case_$CASE"

@@ -2,7 +2,8 @@
 """scripts/main_queue.py compare --slurmctld-log and after-pass: each main job's start counted from
 slurmctld's first scheduling pass after it received the job, read from a log in slurmctld's own
 format (lines as a 22.05 slurmctld at debug level wrote them on the box), and the clear errors on
-a log without passes or with a bad time stamp."""
+a log without passes or with a bad time stamp; main_queue.py holders: how holders left, from
+their output files."""
 import json
 import os
 import subprocess
@@ -107,6 +108,33 @@ class CompareFromFirstPass(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
         self.assertIn(f"{self.log}:8:", r.stderr)
+
+
+# A holder's output file (<node>.out) as slurmstepd and elastic-holder wrote them on the box:
+# preempted and released, preempted and not released, given back by the feed (--vacate-for), and
+# the feed's cancel at the end of a run, which is neither.
+HOLDER_OUT = """\
+slurmstepd-h1: error: *** JOB 23 ON h1 CANCELLED AT 2026-11-29T02:06:46 DUE TO PREEMPTION ***
+elastic-holder: h1 job 23 released after 0.08 s
+slurmstepd-h1: error: *** JOB 28 ON h1 CANCELLED AT 2026-11-29T02:11:18 DUE TO PREEMPTION ***
+elastic-holder: h1 job 28 not released within 4 s, leaving anyway
+slurmstepd-h1: error: *** JOB 35 ON h1 CANCELLED AT 2026-11-29T02:13:01 ***
+elastic-holder: h1 job 35 released after 0.00 s
+slurmstepd-h1: error: *** JOB 61 ON h1 CANCELLED AT 2026-11-29T02:36:20 ***
+elastic-holder: h1 job 61 not released within 4 s, leaving anyway
+"""
+
+
+class Holders(unittest.TestCase):
+    def test_preempted_and_given_back_are_counted_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "h1.out"), "w") as f:
+                f.write(HOLDER_OUT)
+            r = subprocess.run([sys.executable, SCRIPT, "holders", d], capture_output=True,
+                               text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("preempted holders: 2, released in time: 1, not released in time: 1; "
+                      "given back ahead of Slurm: 1", r.stdout)
 
 
 if __name__ == "__main__":
