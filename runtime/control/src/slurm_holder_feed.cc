@@ -139,6 +139,7 @@ class SlurmHolderFeed {
     }
     pending_failed_.clear();
     std::set<std::string> free(idle_.begin(), idle_.end());
+    free.insert(given_back_.begin(), given_back_.end());
     VacateInput in{*std::move(pending), 0, {}, busy_nodes(o_.status_path), 0};
     for (const auto& [node, job] : vacating_) free.insert(node);
     const std::map<std::string, std::string> leaving = markers(o_.holder_dir, ".leaving");
@@ -152,8 +153,9 @@ class SlurmHolderFeed {
     }
     in.free = static_cast<int>(free.size());
     const VacatePlan plan = plan_vacate(in);
-    if (plan.demand == 0) {
-      vacating_.clear();  // started, or Slurm has looked at them: nothing to keep idle for
+    if (plan.demand == 0) {  // started, or Slurm has looked at them: nothing to keep idle for
+      vacating_.clear();
+      given_back_.clear();
       return;
     }
     for (const std::string& node : plan.vacate) {
@@ -231,7 +233,7 @@ class SlurmHolderFeed {
   HolderInput input(int budget) const {
     std::vector<std::string> idle;  // nodes given back ahead of Slurm stay idle for its pass
     for (const std::string& node : idle_) {
-      if (!vacating_.contains(node)) idle.push_back(node);
+      if (!vacating_.contains(node) && !given_back_.contains(node)) idle.push_back(node);
     }
     return HolderInput{holders_, idle, leaving_, o_.max_holders, budget, o_.slots};
   }
@@ -251,6 +253,14 @@ class SlurmHolderFeed {
     std::set<std::string> live;
     for (const HolderJob& h : holders_) live.insert(h.job_id);
     std::erase_if(cancelled_, [&](const std::string& job) { return !live.contains(job); });
+    for (auto it = vacating_.begin(); it != vacating_.end();) {  // given back: its holder is over
+      if (live.contains(it->second)) {
+        ++it;
+      } else {
+        given_back_.insert(it->first);
+        it = vacating_.erase(it);
+      }
+    }
     for (std::string_view suffix : {".leaving", ".released"}) {
       for (const auto& [node, job] : markers(o_.holder_dir, suffix)) {
         if (!live.contains(job)) fs::remove(o_.holder_dir / (node + std::string(suffix)));
@@ -288,7 +298,8 @@ class SlurmHolderFeed {
   std::vector<HolderJob> holders_;
   std::vector<std::string> idle_;
   std::map<std::string, std::string> leaving_;
-  std::map<std::string, std::string> vacating_;  // node -> holder given back ahead of Slurm
+  std::map<std::string, std::string> vacating_;  // node -> holder being given back ahead of Slurm
+  std::set<std::string> given_back_;             // their nodes once the holder is over
   std::set<std::string> cancelled_;              // holder jobs scancel was run for
   std::string pending_failed_;                   // the last failure to list pending jobs
   bool awaiting_release_ = false;  // a leaving node not released yet
