@@ -22,7 +22,8 @@
 # elasticd runs its processes inside the holders (`elastic up --slurm-steps`); meanwhile a window
 # of a real job log's main-queue jobs (scripts/main_queue.py: the CTC SP2 log, day 10, 12x, every
 # job: 11 jobs of 1-4 nodes, offered load 0.61) arrives
-# in Slurm's main partition, preempts holders and the jobs shrink off those nodes on notice. The
+# in Slurm's main partition; the feed gives holders back as soon as a main job is pending
+# (--vacate-for main), or Slurm preempts them, and the jobs shrink off those nodes on notice. The
 # summary adds the main queue's side: jobs started, their waits, the idle node-seconds the elastic
 # jobs filled, and how many preempted holders the runtime released within their wait.
 #
