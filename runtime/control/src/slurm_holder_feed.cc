@@ -302,7 +302,7 @@ class SlurmHolderFeed {
   std::set<std::string> given_back_;             // their nodes once the holder is over
   std::set<std::string> cancelled_;              // holder jobs scancel was run for
   std::string pending_failed_;                   // the last failure to list pending jobs
-  bool awaiting_release_ = false;  // a leaving node not released yet
+  bool awaiting_release_ = false;                // a leaving node not released yet
   bool seen_ = false;
   std::string written_ = "\x01";  // nothing written yet: the first mirror writes the file
   double written_at_ = 0;

@@ -85,7 +85,8 @@ VacatePlan plan_vacate(const VacateInput& in) {
     if (plan.demand + j.nodes > have) break;
     plan.demand += j.nodes;
   }
-  const int need = std::min(plan.demand - in.free - in.on_the_way, static_cast<int>(in.held.size()));
+  const int need =
+      std::min(plan.demand - in.free - in.on_the_way, static_cast<int>(in.held.size()));
   if (need <= 0) return plan;
   const std::set<std::string> busy(in.busy.begin(), in.busy.end());
   std::vector<std::string> order = in.held;

@@ -69,11 +69,11 @@ absl::StatusOr<std::vector<PendingJob>> pending_from_squeue(std::string_view tex
                                                             std::string_view source = "<squeue>");
 
 struct VacateInput {
-  std::vector<PendingJob> pending;     // in squeue's order (priority, highest first)
-  int free = 0;                        // idle nodes without a holder, and nodes given back already
-  std::vector<std::string> held;       // nodes of running holders neither leaving nor vacating
-  std::vector<std::string> busy;       // nodes where elasticd runs a job (status.json)
-  int on_the_way = 0;                  // nodes whose holder is leaving or vacating now
+  std::vector<PendingJob> pending;  // in squeue's order (priority, highest first)
+  int free = 0;                     // idle nodes without a holder, and nodes given back already
+  std::vector<std::string> held;    // nodes of running holders neither leaving nor vacating
+  std::vector<std::string> busy;    // nodes where elasticd runs a job (status.json)
+  int on_the_way = 0;               // nodes whose holder is leaving or vacating now
 };
 
 struct VacatePlan {
