@@ -142,12 +142,12 @@ class SlurmHolderFeed {
     free.insert(given_back_.begin(), given_back_.end());
     VacateInput in{*std::move(pending), 0, {}, busy_nodes(o_.status_path), 0};
     for (const auto& [node, job] : vacating_) free.insert(node);
-    const std::map<std::string, std::string> leaving = markers(o_.holder_dir, ".leaving");
-    for (const auto& [node, job] : leaving) in.on_the_way += vacating_.contains(node) ? 0 : 1;
+    // leaving_: the last mirror's markers, and the nodes being given back.
+    for (const auto& [node, job] : leaving_) in.on_the_way += vacating_.contains(node) ? 0 : 1;
     for (const HolderJob& h : holders_) {
-      const auto l = leaving.find(h.node);
+      const auto l = leaving_.find(h.node);
       if (h.state == "RUNNING" && !vacating_.contains(h.node) &&
-          (l == leaving.end() || l->second != h.job_id)) {
+          (l == leaving_.end() || l->second != h.job_id)) {
         in.held.push_back(h.node);
       }
     }
