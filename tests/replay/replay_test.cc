@@ -319,6 +319,15 @@ TEST_P(Accounting, TwoJobsThreeTraceEventsByHand) {
   EXPECT_NEAR(m.hole_node_s, 1000 + 900, 1e-9);
   EXPECT_NEAR(m.scaling_ideal_samples, 4250, 1e-6);
   EXPECT_NEAR(m.elastic_efficiency, 4000.0 / 4250, 1e-12);
+  // I - S by cause: A's start (5 s x 20) and B's (4 s x 10), B's grow (4 s x 20), A's
+  // preemption (3 s x 10). Grants: A 2, B 1 + 1; finishes give back A's 1 and B's 2.
+  const auto lost = [&](StallCause c) { return m.lost_samples[static_cast<std::size_t>(c)]; };
+  EXPECT_NEAR(lost(StallCause::kStart), 100 + 40, 1e-9);
+  EXPECT_NEAR(lost(StallCause::kGrow), 80, 1e-9);
+  EXPECT_NEAR(lost(StallCause::kShrink), 0, 1e-9);
+  EXPECT_NEAR(lost(StallCause::kPreemption), 30, 1e-9);
+  EXPECT_EQ(m.node_grants, 4);
+  EXPECT_EQ(m.nodes_freed_by_finishes, 3);
   EXPECT_NEAR(m.utilization, 425.0 / 1900, 1e-12);
   EXPECT_NEAR(m.jct_s_p50, 62.5, 1e-9);
   EXPECT_NEAR(m.jct_s_p99, 213, 1e-9);
@@ -349,6 +358,9 @@ TEST(Replay, JobLeftWithNoNodeRestartsWithoutAShrinkStall) {
   EXPECT_EQ(r->metrics.rescales, 2);
   EXPECT_NEAR(r->metrics.samples, 950 + 8950, 1e-6);
   EXPECT_NEAR(r->metrics.ideal_samples, 10000, 1e-6);
+  // Both losses are starts (5 s x 10 each); the preemption to no node cost nothing.
+  EXPECT_NEAR(r->metrics.lost_samples[static_cast<std::size_t>(StallCause::kStart)], 100, 1e-9);
+  EXPECT_EQ(r->metrics.lost_samples[static_cast<std::size_t>(StallCause::kPreemption)], 0);
 }
 
 TEST(Replay, EmptyInputsAreErrors) {
@@ -385,6 +397,14 @@ TEST_P(SummitEndToEnd, InvariantsHold) {
   EXPECT_GT(m.utilization, 0.0);
   EXPECT_GT(m.samples, 0.0);
   EXPECT_LE(m.samples, m.ideal_samples * (1 + 1e-12));
+  // Every sample the allocations could have made and did not is lost to some stall.
+  double lost = 0.0;
+  for (double x : m.lost_samples) {
+    EXPECT_GE(x, 0.0);
+    lost += x;
+  }
+  EXPECT_NEAR(lost, m.ideal_samples - m.samples, 1e-9 * m.ideal_samples);
+  EXPECT_GT(m.lost_samples[static_cast<std::size_t>(StallCause::kStart)], 0.0);
   EXPECT_EQ(m.jobs_submitted, 10);
   EXPECT_GT(m.jobs_finished, 0);
   for (std::size_t j = 0; j < workload->size(); ++j) {

@@ -13,7 +13,25 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(i, values.size() - 1)];
 }
 
+const char* to_string(StallCause cause) {
+  switch (cause) {
+    case StallCause::kStart:
+      return "start";
+    case StallCause::kGrow:
+      return "grow";
+    case StallCause::kShrink:
+      return "shrink";
+    case StallCause::kPreemption:
+      return "preemption";
+  }
+  return "?";
+}
+
 nlohmann::json to_json(const Metrics& m) {
+  nlohmann::json lost = nlohmann::json::object();
+  for (std::size_t c = 0; c < kStallCauses; ++c) {
+    lost[to_string(static_cast<StallCause>(c))] = m.lost_samples[c];
+  }
   return {
       {"policy", m.policy},
       {"trace_start_unix", m.trace_start},
@@ -26,6 +44,7 @@ nlohmann::json to_json(const Metrics& m) {
       {"ideal_samples", m.ideal_samples},
       {"samples", m.samples},
       {"elastic_efficiency", m.elastic_efficiency},
+      {"lost_samples", lost},
       {"scaling_ideal_samples", m.scaling_ideal_samples},
       {"scaling_efficiency", m.scaling_efficiency},
       {"jobs_in_workload", m.jobs_in_workload},
@@ -33,6 +52,8 @@ nlohmann::json to_json(const Metrics& m) {
       {"jobs_finished", m.jobs_finished},
       {"rescales", m.rescales},
       {"preemptions", m.preemptions},
+      {"node_grants", m.node_grants},
+      {"nodes_freed_by_finishes", m.nodes_freed_by_finishes},
       {"solves", m.solves},
       {"solves_skipped", m.solves_skipped},
       {"solves_not_optimal", m.solves_not_optimal},

@@ -205,12 +205,23 @@ std::string summary_table(const std::vector<const Metrics*>& results) {
        [](const Metrics& m) { return fmt::format("{} ({})", m.reports, m.learned_replans); }},
       {"elastic efficiency",
        [](const Metrics& m) { return fmt::format("{:.4f}", m.elastic_efficiency); }},
+      {"lost %: start/grow/shr/pre",
+       [](const Metrics& m) {
+         const double ideal = m.ideal_samples > 0 ? m.ideal_samples : 1.0;
+         const auto& lost = m.lost_samples;
+         return fmt::format("{:.2f}/{:.2f}/{:.2f}/{:.2f}", 100 * lost[0] / ideal,
+                            100 * lost[1] / ideal, 100 * lost[2] / ideal, 100 * lost[3] / ideal);
+       }},
       {"scaling efficiency",
        [](const Metrics& m) { return fmt::format("{:.4f}", m.scaling_efficiency); }},
       {"jobs submitted", [](const Metrics& m) { return fmt::format("{}", m.jobs_submitted); }},
       {"jobs finished", [](const Metrics& m) { return fmt::format("{}", m.jobs_finished); }},
       {"rescales", [](const Metrics& m) { return fmt::format("{}", m.rescales); }},
       {"preemptions", [](const Metrics& m) { return fmt::format("{}", m.preemptions); }},
+      {"node grants (finishes)",
+       [](const Metrics& m) {
+         return fmt::format("{} ({})", m.node_grants, m.nodes_freed_by_finishes);
+       }},
       {"solves (skipped)",
        [](const Metrics& m) { return fmt::format("{} ({})", m.solves, m.solves_skipped); }},
       {"solve ms p50/p99/max",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -31,8 +32,9 @@ struct Active {
   std::vector<int> nodes;  // held node indices
   double progress = 0.0;   // samples done
   double stall_until = -kInf;
-  double rate = 0.0;            // r_j(N_j), 0 below the minimum
-  double finish = kInf;         // when it reaches Pmax at the current rate
+  std::deque<std::pair<double, StallCause>> stalls;  // queued stalls: (end, cause), in order
+  double rate = 0.0;                                 // r_j(N_j), 0 below the minimum
+  double finish = kInf;                              // when it reaches Pmax at the current rate
   double period_samples = 0.0;  // made since the last report tick (learned mode)
   bool drop_report = true;      // the next report follows a change of nodes: dropped
 };
@@ -53,8 +55,14 @@ class Replay {
   void advance(double t1);
   // A job left with no node has no rank to reconfigure: it stops, and whatever stall it was in
   // ends with it; its next grow starts afresh (the planner's cost model: D·w(0) = 0).
-  void charge_stall(Active& job, double stall_s) {
-    job.stall_until = job.nodes.empty() ? now_ : std::max(job.stall_until, now_) + stall_s;
+  void charge_stall(Active& job, double stall_s, StallCause cause) {
+    if (job.nodes.empty()) {
+      job.stall_until = now_;
+      job.stalls.clear();
+      return;
+    }
+    job.stall_until = std::max(job.stall_until, now_) + stall_s;
+    job.stalls.emplace_back(job.stall_until, cause);
   }
   void set_rate(Active& job) {
     const traces::WorkloadJob& w = workload_[job.w];
@@ -109,6 +117,18 @@ void Replay::advance(double t1) {
     m.ideal_samples += job.rate * dt;
     m.scaling_ideal_samples += n * w.scaling.at(1.0) * dt;
     const double working = std::max(0.0, t1 - std::max(now_, job.stall_until));
+    // The stalled part of [now_, t1), charged to the queued stalls' causes in order.
+    double from = now_;
+    while (!job.stalls.empty()) {
+      const auto [until, cause] = job.stalls.front();
+      const double end = std::min(until, t1);
+      if (end > from) {
+        m.lost_samples[static_cast<std::size_t>(cause)] += job.rate * (end - from);
+        from = end;
+      }
+      if (until > t1) break;
+      job.stalls.pop_front();
+    }
     const double progress = std::min(w.target_samples, job.progress + job.rate * working);
     job.period_samples += progress - job.progress;
     job.progress = progress;
@@ -259,8 +279,14 @@ absl::Status Replay::apply(const std::vector<int>& counts) {
     for (int node : job.nodes) owner_[node] = static_cast<int>(job.w);
     allocated_ += static_cast<int>(job.nodes.size());
     const traces::WorkloadJob& w = workload_[job.w];
-    charge_stall(
-        job, static_cast<int>(job.nodes.size()) > before[k] ? w.grow_stall_s : w.shrink_stall_s);
+    const int after = static_cast<int>(job.nodes.size());
+    if (after > before[k]) {
+      result_.metrics.node_grants += after - before[k];
+      charge_stall(job, w.grow_stall_s,
+                   before[k] < w.min_nodes ? StallCause::kStart : StallCause::kGrow);
+    } else {
+      charge_stall(job, w.shrink_stall_s, StallCause::kShrink);
+    }
     ++result_.metrics.rescales;
     ++result_.jobs[job.w].rescales;
     job.drop_report = true;
@@ -386,6 +412,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
       }
       const traces::WorkloadJob& w = workload_[job.w];
       job.progress = w.target_samples;
+      m.nodes_freed_by_finishes += static_cast<std::int64_t>(job.nodes.size());
       for (int node : job.nodes) {
         owner_[node] = -1;
         pool_.release(node);
@@ -421,7 +448,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
       }
       for (Active* job : shrunk) {
         job->drop_report = true;
-        charge_stall(*job, workload_[job->w].shrink_stall_s);
+        charge_stall(*job, workload_[job->w].shrink_stall_s, StallCause::kPreemption);
         set_rate(*job);
       }
       for (int node : batch.joins) {
