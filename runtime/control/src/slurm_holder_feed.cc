@@ -64,16 +64,20 @@ bool vacated(const fs::path& status_path, const std::string& node, double since)
                       [&](const NodeStatus& n) { return n.name == node && in_use(n); });
 }
 
-// The nodes where elasticd runs a job now (none without a status.json).
-std::vector<std::string> busy_nodes(const fs::path& status_path) {
-  std::vector<std::string> out;
+// Fills in.busy with the nodes where elasticd runs a job now (none without a status.json), and
+// in.slow with those whose job steps slower than `max_step_s` or at a rate not known yet.
+void busy_nodes(const fs::path& status_path, double max_step_s, VacateInput& in) {
   absl::StatusOr<StatusSnapshot> s =
       status_path.empty() ? absl::NotFoundError("") : read_status(status_path);
-  if (!s.ok()) return out;
+  if (!s.ok()) return;
+  std::map<std::string, double> step_s;
+  for (const JobStatus& j : s->jobs) step_s[j.id] = j.step_s;
   for (const NodeStatus& n : s->nodes) {
-    if (in_use(n)) out.push_back(n.name);
+    if (!in_use(n)) continue;
+    in.busy.push_back(n.name);
+    const auto j = step_s.find(n.job);
+    if (j == step_s.end() || !(j->second > 0) || j->second > max_step_s) in.slow.push_back(n.name);
   }
-  return out;
 }
 
 class SlurmHolderFeed {
@@ -140,7 +144,9 @@ class SlurmHolderFeed {
     pending_failed_.clear();
     std::set<std::string> free(idle_.begin(), idle_.end());
     free.insert(given_back_.begin(), given_back_.end());
-    VacateInput in{*std::move(pending), 0, {}, busy_nodes(o_.status_path), 0};
+    VacateInput in;
+    in.pending = *std::move(pending);
+    busy_nodes(o_.status_path, o_.vacate_max_step_s, in);
     for (const auto& [node, job] : vacating_) free.insert(node);
     // leaving_: the last mirror's markers, and the nodes being given back.
     for (const auto& [node, job] : leaving_) in.on_the_way += vacating_.contains(node) ? 0 : 1;

@@ -1,6 +1,7 @@
 #include "elastic/control/slurm_holders.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "fmt/format.h"
@@ -85,11 +86,13 @@ VacatePlan plan_vacate(const VacateInput& in) {
     if (plan.demand + j.nodes > have) break;
     plan.demand += j.nodes;
   }
-  const int need =
-      std::min(plan.demand - in.free - in.on_the_way, static_cast<int>(in.held.size()));
-  if (need <= 0) return plan;
   const std::set<std::string> busy(in.busy.begin(), in.busy.end());
-  std::vector<std::string> order = in.held;
+  const std::set<std::string> slow(in.slow.begin(), in.slow.end());
+  std::vector<std::string> order;
+  std::copy_if(in.held.begin(), in.held.end(), std::back_inserter(order),
+               [&](const std::string& node) { return !slow.contains(node); });
+  const int need = std::min(plan.demand - in.free - in.on_the_way, static_cast<int>(order.size()));
+  if (need <= 0) return plan;
   std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
     return std::pair(busy.contains(a), a) < std::pair(busy.contains(b), b);
   });

@@ -21,6 +21,7 @@ nlohmann::json to_json(const StatusSnapshot& s) {
                     {"nodes", j.nodes},
                     {"ranks", j.ranks},
                     {"samples_per_s", j.samples_per_s},
+                    {"step_s", j.step_s},
                     {"samples_done", j.samples_done},
                     {"target_samples", j.target_samples},
                     {"rescales", j.rescales},
@@ -53,6 +54,7 @@ absl::StatusOr<StatusSnapshot> status_from_json(const nlohmann::json& j) {
       js.nodes = x.value("nodes", std::vector<std::string>{});
       js.ranks = x.value("ranks", 0);
       js.samples_per_s = x.value("samples_per_s", 0.0);
+      js.step_s = x.value("step_s", 0.0);
       js.samples_done = x.value("samples_done", std::int64_t{0});
       js.target_samples = x.value("target_samples", std::int64_t{0});
       js.rescales = x.value("rescales", 0);

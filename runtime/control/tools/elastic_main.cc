@@ -491,6 +491,10 @@ int main(int argc, char** argv) {
   feed->add_option("--vacate-every", holder_args.vacate_every_s,
                    "holder jobs: list --vacate-for's pending jobs every SECONDS (0.25)")
       ->check(CLI::PositiveNumber);
+  feed->add_option("--vacate-max-step", holder_args.vacate_max_step_s,
+                   "holder jobs: give back a node where elasticd runs a job only when the job's "
+                   "training steps take at most SECONDS (0.25; it leaves at a step boundary)")
+      ->check(CLI::NonNegativeNumber);
 
   TraceArgs trace_args;
   feed->add_option(

@@ -248,6 +248,7 @@ void JobGroup::record(const std::array<double, proto::kProgressDoubles>& p) {
   samples_per_s_ = p[1];
   progress_steps_ = p[2];
   progress_ranks_ = static_cast<int>(p[3]);
+  if (p[4] > 0) step_s_ = p[4];
 }
 
 void JobGroup::take_last_progress() {

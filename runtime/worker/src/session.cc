@@ -243,17 +243,21 @@ absl::Status Session::send_progress(bool force) {
     if (!done && !force) return absl::OkStatus();
   }
   const double dt = std::chrono::duration<double>(now - last_progress_).count();
-  const proto::Progress p{static_cast<double>(samples_total_),
-                          last_progress_ == Clock::time_point{}
-                              ? 0.0
-                              : static_cast<double>(samples_total_ - last_progress_samples_) / dt,
-                          static_cast<double>(steps_), static_cast<double>(compute_.size())};
+  const bool first = last_progress_ == Clock::time_point{};
+  const std::int64_t steps = steps_ - last_progress_steps_;
+  const proto::Progress p{
+      static_cast<double>(samples_total_),
+      first ? 0.0 : static_cast<double>(samples_total_ - last_progress_samples_) / dt,
+      static_cast<double>(steps_), static_cast<double>(compute_.size()),
+      first || steps <= 0 ? 0.0 : dt / static_cast<double>(steps)};
   progress_buf_[0] = p.samples_total;
   progress_buf_[1] = p.samples_per_s;
   progress_buf_[2] = p.steps;
   progress_buf_[3] = p.ranks;
+  progress_buf_[4] = p.step_s;
   last_progress_ = now;
   last_progress_samples_ = samples_total_;
+  last_progress_steps_ = steps_;
   ELASTIC_MPI_CHECK(MPI_Isend(progress_buf_, proto::kProgressDoubles, MPI_DOUBLE, 0,
                               proto::kTagProgress, job_.get(), &progress_req_));
   return absl::OkStatus();

@@ -106,6 +106,23 @@ TEST(SlurmHolders, VacatesWhatNewJobsNeedBeyondFreeNodesIdleHoldersFirst) {
   EXPECT_TRUE(p.vacate.empty());
 }
 
+// A job that steps slower than --vacate-max-step (or not measured yet) would leave after Slurm's
+// pass had preempted another holder anyway: its nodes are kept, the others given back.
+TEST(SlurmHolders, NodesOfSlowJobsAreNotGivenBack) {
+  VacateInput in;
+  in.held = {"h1", "h2", "h3", "h4"};
+  in.busy = {"h1", "h2", "h3", "h4"};
+  in.slow = {"h1", "h3"};
+  in.pending = {{"50", 3, "None"}};
+  VacatePlan p = plan_vacate(in);
+  EXPECT_EQ(p.demand, 3);  // Slurm can still preempt the slow ones: they count for fitting
+  EXPECT_EQ(p.vacate, (std::vector<std::string>{"h2", "h4"}));
+  in.slow = in.busy;
+  p = plan_vacate(in);
+  EXPECT_EQ(p.demand, 3);
+  EXPECT_TRUE(p.vacate.empty());
+}
+
 TEST(SlurmHolders, OnlyJobsSlurmHasNotLookedAtThatFitCount) {
   VacateInput in;
   in.held = {"h1", "h2", "h3"};

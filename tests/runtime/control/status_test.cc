@@ -20,6 +20,7 @@ StatusSnapshot sample() {
   a.nodes = {"node01", "node03"};
   a.ranks = 4;
   a.samples_per_s = 1234.5;
+  a.step_s = 0.125;
   a.samples_done = 99000;
   a.target_samples = 600000;
   a.rescales = 3;

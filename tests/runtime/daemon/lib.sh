@@ -115,6 +115,9 @@ job_ranks() {
 job_nodes() {
   python3 -c "import json,sys; d=json.load(open('$S/status.json')); print(' '.join(next((j['nodes'] for j in d['jobs'] if j['id']=='$1'), [])))" 2>/dev/null
 }
+job_step_s() {  # job_step_s ID -> seconds per training step lately, from status.json (0: not known)
+  python3 -c "import json,sys; d=json.load(open('$S/status.json')); print(next((j.get('step_s', 0) for j in d['jobs'] if j['id']=='$1'), 0))" 2>/dev/null
+}
 node_state() {  # node_state NAME -> free/busy/leaving/lost/none from status.json
   python3 -c "import json,sys; d=json.load(open('$S/status.json')); print(next((n['state'] for n in d['nodes'] if n['name']=='$1'), 'none'))" 2>/dev/null
 }

@@ -15,7 +15,11 @@
 #   vacate     as shrink, with `--vacate-for main`: the feed sees each main job pending and gives a
 #              holder back before Slurm's scheduling pass (the same shrink on notice, then
 #              scancel), so that some main jobs start without preempting (counted in slurmctld's
-#              log); the rest are preempted as before
+#              log); the rest are preempted as before. elasticd's status.json gives the job's step
+#              time (10 ms steps: at most --vacate-max-step's 0.25 s)
+#   vacate_slow  as vacate with 3 main jobs, but the job's steps take 0.4 s: status.json says so,
+#              and the feed gives none of its nodes back (it would leave after Slurm's pass);
+#              every main job preempts a holder, which the job leaves on notice as in shrink
 #   steps      as shrink, but elasticd runs with `elastic up --slurm-steps`' launch line: PRRTE's
 #              daemon and the ranks on each node run as a step of its holder job
 #              (elastic-slurm-agent). A preemption is still a notice (shrink, no ULFM repair, the
@@ -83,12 +87,13 @@ case_main_wait() {
 
 case_shrink() {  # case_shrink [FEED OPTIONS]
   local cycles=${CYCLES:-10} i t0 id node delays=() empty=() released after_submit after_pass
+  STEP_S=0
   for i in $(seq "$cycles"); do empty+=("$(main_delay 1)"); done
   start_feed "$@"
   wait_filled || fail "holders did not fill h1..h$BOX_HOSTS"
   # elasticd's default debounce (0.5 s): a held node leaving is planned at once regardless.
   start_daemon ${DEBOUNCE_S:+--debounce-s "$DEBOUNCE_S"}
-  STEP_US=10000 SUBMIT_TOML=$(linear_scaling 4) submit e 10000000 1 4 ELASTIC_TEST_STOP_FILE="$T/stop"
+  STEP_US=${STEP_US_E:-10000} SUBMIT_TOML=$(linear_scaling 4) submit e 10000000 1 4 ELASTIC_TEST_STOP_FILE="$T/stop"
   wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not reach 4 ranks"
   for i in $(seq "$cycles"); do
     [ "$(job_state e)" = running ] || fail "job no longer running at preemption $i"
@@ -108,6 +113,8 @@ case_shrink() {  # case_shrink [FEED OPTIONS]
     wait_filled 30 || fail "holders did not come back after main job $i"
     wait_for 60 '[ "$(job_ranks e)" = 4 ]' || fail "job did not grow back after preemption $i"
   done
+  STEP_S=$(job_step_s e)
+  echo "the job's step time in status.json: $STEP_S s"
   touch "$T/stop"
   wait_for 60 '[ "$(job_state e)" = finished ]' || fail "job did not finish: $(job_state e)"
   out e | grep -q WRONG && fail "wrong allreduce"
@@ -125,15 +132,31 @@ case_shrink() {  # case_shrink [FEED OPTIONS]
   ranks_on_their_hosts || fail "ranks not on their hosts"
 }
 
-case_vacate() {
-  local from preempted given
+# vacate_run: case_shrink with --vacate-for main; sets GIVEN and PREEMPTED (main jobs that
+# preempted a holder, from slurmctld's log).
+vacate_run() {
+  local from
   from=$(($(wc -l < "$CTLD_LOG") + 1))
   case_shrink --vacate-for main
-  preempted=$(tail -n +"$from" "$CTLD_LOG" | grep -c 'preempted JobId=')
-  given=$(grep -c 'back ahead of Slurm' "$T/feed.log")
-  echo "holders given back ahead of Slurm's pass: $given; main jobs that preempted a holder: $preempted of ${CYCLES:-10}"
-  [ "$given" -ge 1 ] || fail "the feed never gave a holder back ahead of Slurm"
-  [ "$preempted" -lt "${CYCLES:-10}" ] || fail "every main job still preempted a holder"
+  PREEMPTED=$(tail -n +"$from" "$CTLD_LOG" | grep -c 'preempted JobId=')
+  GIVEN=$(grep -c 'back ahead of Slurm' "$T/feed.log")
+  echo "holders given back ahead of Slurm's pass: $GIVEN; main jobs that preempted a holder: $PREEMPTED of ${CYCLES:-10}"
+}
+
+case_vacate() {
+  vacate_run
+  [ "$GIVEN" -ge 1 ] || fail "the feed never gave a holder back ahead of Slurm"
+  [ "$PREEMPTED" -lt "${CYCLES:-10}" ] || fail "every main job still preempted a holder"
+  awk -v s="$STEP_S" 'BEGIN { exit !(s > 0 && s <= 0.25) }' ||
+    fail "status.json step_s $STEP_S for 10 ms steps (expected in (0, 0.25])"
+}
+
+case_vacate_slow() {
+  CYCLES=3 STEP_US_E=400000 vacate_run
+  awk -v s="$STEP_S" 'BEGIN { exit !(s >= 0.35) }' ||
+    fail "status.json step_s $STEP_S for 0.4 s steps"
+  [ "$GIVEN" = 0 ] || fail "the feed gave back $GIVEN node(s) of a job stepping every $STEP_S s"
+  [ "$PREEMPTED" = 3 ] || fail "$PREEMPTED of 3 main jobs preempted a holder (expected all)"
 }
 
 # Our processes on host $1: its PRRTE daemon (prted) and this test's ranks.

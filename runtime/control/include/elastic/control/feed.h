@@ -52,6 +52,10 @@ struct HolderFeedOptions {
   // before Slurm's scheduling pass preempts them; empty: only preemption takes nodes back.
   std::string vacate_for;
   double vacate_every_s = 0.25;  // how often their pending jobs are listed
+  // A node where elasticd runs a job is given back only when that job's steps take at most this
+  // long (status.json step_s): it leaves at a step boundary, and Slurm's pass comes within a
+  // fraction of a second. A job whose step time is not known yet is not asked.
+  double vacate_max_step_s = 0.25;
 };
 
 struct Feed;

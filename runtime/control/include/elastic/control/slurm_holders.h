@@ -73,6 +73,7 @@ struct VacateInput {
   int free = 0;                     // idle nodes without a holder, and nodes given back already
   std::vector<std::string> held;    // nodes of running holders neither leaving nor vacating
   std::vector<std::string> busy;    // nodes where elasticd runs a job (status.json)
+  std::vector<std::string> slow;    // busy nodes whose job would not leave in time: kept
   int on_the_way = 0;               // nodes whose holder is leaving or vacating now
 };
 
@@ -85,6 +86,7 @@ struct VacatePlan {
 // it needs itself, and a job it left pending (Resources, Priority, Dependency...) would not start
 // on the nodes we gave back. A job that asks for more than free + on the way + held nodes cannot
 // start by our nodes alone and is skipped; the others count in priority order while they fit.
+// Holders on `slow` nodes are never given back (Slurm may still preempt them).
 VacatePlan plan_vacate(const VacateInput& in);
 
 }  // namespace elastic::rt

@@ -28,6 +28,7 @@ struct JobStatus {
   std::vector<std::string> nodes;
   int ranks = 0;
   double samples_per_s = 0;
+  double step_s = 0;  // mean seconds per training step lately (0: not known yet)
   std::int64_t samples_done = 0;
   std::int64_t target_samples = 0;  // 0 = none
   int rescales = 0;

@@ -114,6 +114,8 @@ class JobGroup {
   // Size of the compute communicator and step count in the latest progress report (0 before one).
   int progress_ranks() const { return progress_ranks_; }
   double progress_steps() const { return progress_steps_; }
+  // Mean seconds per step over the latest report's period (0 before a second report).
+  double step_s() const { return step_s_; }
 
  private:
   // Spawns one node's ranks: LOCAL for the job's first node, else COLLECTIVE over J (the ranks
@@ -165,6 +167,7 @@ class JobGroup {
   double samples_per_s_ = 0;
   int progress_ranks_ = 0;
   double progress_steps_ = 0;
+  double step_s_ = 0;
 };
 
 }  // namespace elastic::rt

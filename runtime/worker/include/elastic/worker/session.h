@@ -135,9 +135,10 @@ class Session {
   std::int64_t steps_ = 0;
   std::int64_t grow_overlap_steps_ = 0;
   MPI_Request progress_req_ = MPI_REQUEST_NULL;
-  double progress_buf_[4] = {0, 0, 0, 0};
+  double progress_buf_[5] = {0, 0, 0, 0, 0};
   std::chrono::steady_clock::time_point last_progress_{};
   std::int64_t last_progress_samples_ = 0;
+  std::int64_t last_progress_steps_ = 0;
 };
 
 }  // namespace elastic::rt
