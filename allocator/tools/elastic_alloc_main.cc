@@ -17,6 +17,7 @@
 #include "elastic/allocator/problem_json.h"
 #include "elastic/allocator/solver_table.h"
 #include "elastic/cli/exit_code.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/traces/workload_csv.h"
 #include "fmt/core.h"
 
@@ -222,7 +223,7 @@ int main(int argc, char** argv) {
   app.add_option("--objective", options.objective, "Override the problem's objective")
       ->check(CLI::IsMember({"throughput", "speedup", "weighted", "fair"}));
   app.add_option("--time-limit", options.time_limit_s, "Override the solver time limit (seconds)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_flag("--pretty", options.pretty, "Indent the JSON output");
   auto* workload = app.add_option("--workload", options.workload_path,
                                   "Build the problem from a BFTrainer workload CSV (.csv or .gz)")

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "elastic/cli/number_checks.h"
 #include "elastic/worker/run.h"
 #include "elastic/worker/session.h"
 #include "idx_reader.h"
@@ -52,18 +53,18 @@ int main(int argc, char** argv) {
   double target = 0;
   std::uint64_t seed = 1;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
-  app.add_option("--epochs", epochs, "epochs to train")->check(CLI::PositiveNumber);
-  app.add_option("--hidden", hidden, "hidden units")->check(CLI::PositiveNumber);
-  app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
+  app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
+  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--lr", lr, "learning rate");
   app.add_option("--lr-ranks", lr_ranks,
                  "the number of ranks --lr is meant for: the rate follows the job's size (linear "
                  "scaling rule, "
                  "lr x ranks / N); 0 keeps it constant")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--checkpoint", checkpoint,
                  "durable checkpoint path, resumed from when it exists (default under elasticd: "
                  "the job's folder in the "

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/worker/run.h"
 #include "elastic/worker/session.h"
@@ -72,13 +73,13 @@ int main(int argc, char** argv) {
   double target = 0;
   std::uint64_t seed = 1;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
-  app.add_option("--epochs", epochs, "epochs to train")->check(CLI::PositiveNumber);
-  app.add_option("--hidden", hidden, "hidden units")->check(CLI::PositiveNumber);
-  app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
+  app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
+  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--lr", lr, "learning rate");
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--checkpoint", checkpoint,
                  "durable checkpoint path (resumed from when it exists)");
   app.add_option("--target-accuracy", target, "exit 1 when the final test accuracy is below this");

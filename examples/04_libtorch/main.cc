@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cnn.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/torch/batches.h"
 #include "elastic/torch/gradient_reducer.h"
 #include "elastic/torch/learning_rate.h"
@@ -67,11 +68,11 @@ int main(int argc, char** argv) {
   double lr = 1e-3, momentum = 0.9, target = 0, lr_decay = 1.0;
   int lr_ranks = 0, threads = 1;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
-  app.add_option("--epochs", epochs, "epochs to train")->check(CLI::PositiveNumber);
-  app.add_option("--batch", batch, "samples per rank per step")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
+  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--channels", channels,
                  "channels of the first convolution (the second has twice as many)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--optimizer", optimizer_name, "adam or sgd (with --momentum)")
       ->check(CLI::IsMember({"adam", "sgd"}));
   app.add_option("--lr", lr, "learning rate");
@@ -79,14 +80,15 @@ int main(int argc, char** argv) {
   app.add_option("--lr-ranks", lr_ranks,
                  "the number of ranks --lr is meant for: the rate follows the job's size (lr x "
                  "ranks / N); 0 keeps it")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   app.add_option("--lr-decay", lr_decay,
                  "factor the learning rate is multiplied by after each epoch; 1 keeps it")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--threads", threads, "LibTorch threads per rank")->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "LibTorch threads per rank")
+      ->check(elastic::cli::positive());
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--checkpoint", checkpoint,
                  "durable checkpoint path, resumed from when it exists");
   app.add_option("--target-accuracy", target,

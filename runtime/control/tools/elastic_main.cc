@@ -13,6 +13,7 @@
 
 #include "CLI/CLI.hpp"
 #include "elastic/cli/exit_code.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/control/command.h"
 #include "elastic/control/feed.h"
 #include "elastic/control/feed_trace.h"
@@ -465,11 +466,11 @@ int main(int argc, char** argv) {
   feed->add_option("--hostfile", feed_args.hostfile, "The hostfile to write (atomically)")
       ->required();
   feed->add_option("--slots", feed_args.slots, "Slots per node (default: the node's CPU count)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   feed->add_option(
           "--every", feed_args.every_s,
           "Repeat every SECONDS (default: once; holder jobs: poll the scheduler every 1 s)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   HolderFeedOptions holder_args;
   feed->add_option("--partition", holder_args.partition,
                    "holder jobs (slurm): the preemptible partition they run in (scavenger)");
@@ -480,21 +481,21 @@ int main(int argc, char** argv) {
                    "holder jobs: what each runs (default: elastic-holder --dir HOLDER_DIR)");
   feed->add_option("--max-holders", holder_args.max_holders,
                    "holder jobs: at most N (0 = one per idle node)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   feed->add_option("--submit-per-s", holder_args.submit_per_s,
                    "holder jobs: submissions per second, at most (4)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   feed->add_option("--vacate-for", holder_args.vacate_for,
                    "holder jobs: main-queue partitions (comma-separated) whose newly submitted "
                    "jobs get holders given back before Slurm's next scheduling pass would preempt "
                    "them (default: none, preemption only)");
   feed->add_option("--vacate-every", holder_args.vacate_every_s,
                    "holder jobs: list --vacate-for's pending jobs every SECONDS (0.25)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   feed->add_option("--vacate-max-step", holder_args.vacate_max_step_s,
                    "holder jobs: give back a node where elasticd runs a job only when the job's "
                    "training steps take at most SECONDS (0.25; it leaves at a step boundary)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
 
   TraceArgs trace_args;
   feed->add_option(
@@ -510,12 +511,12 @@ int main(int argc, char** argv) {
       ->excludes("--nodes");
   feed->add_option("--start", trace_args.start,
                    "trace: window start, seconds from the trace's start or a Unix time (>= 1e9)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   feed->add_option("--duration", trace_args.duration,
                    "trace: window length in trace seconds (default: to the trace's end)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   feed->add_option("--speed", trace_args.speed, "trace: trace seconds per wall second (600)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
 
   auto* journal = app.add_subcommand(
       "journal",

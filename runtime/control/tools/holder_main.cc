@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "elastic/cli/number_checks.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
 
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-wait-s", max_wait_s,
                  "After SIGTERM, exit at the latest this many seconds later (keep it below the "
                  "site's KillWait)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   CLI11_PARSE(app, argc, argv);
   const std::string job = env("SLURM_JOB_ID");
   std::string node = env("SLURMD_NODENAME");

@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "elastic/allocator/solver_table.h"
 #include "elastic/cli/exit_code.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/daemon/daemon.h"
 
 namespace {
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
   app.add_option("--state-dir", o.state_dir, "State dir (queue, journal, status, job output)")
       ->required();
   app.add_option("--grace-s", o.grace_s, "Seconds to vacate a node removed from the hostfile")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   app.add_flag("--fake-nodes", o.fake_nodes,
                "Label mode (a fallback where no cluster in a box can be built): hostfile names "
                "are labels and every rank runs on this host");
@@ -58,21 +59,21 @@ int main(int argc, char** argv) {
                "Ranks ignore SIGTERM (set by `elastic up --slurm-steps`: a preemption signals "
                "every step of a holder job, and the holder's notice moves the ranks off instead)");
   app.add_option("--ranks-per-node", o.ranks_per_node, "Default ranks per node (0 = hwloc)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   app.add_option("--debounce-s", o.debounce_s, "Plan at most this often after events")
-      ->check(CLI::NonNegativeNumber);
+      ->check(elastic::cli::non_negative());
   app.add_option("--directive-timeout-s", directive_timeout_s,
                  "Give up on a job whose ranks do not reach a step boundary within this")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--spawn-timeout-s", spawn_timeout_s,
                  "Fail a job whose MPI_Comm_spawn does not return within this (e.g. its command "
                  "hangs before MPI_Init)")
-      ->check(CLI::PositiveNumber);
+      ->check(elastic::cli::positive());
   app.add_option("--max-output-mb", o.max_output_mb,
                  "Keep each job's stdout and stderr under this many MB: past it a file is cut "
                  "back to its first half and a line in it says how much was dropped (0 = no "
                  "bound)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(elastic::cli::non_negative())
       ->capture_default_str();
   // How each plan is stated and solved (plan_actions.h).
   std::string solver(elastic::alloc::to_string(o.plan.solver));
@@ -82,20 +83,20 @@ int main(int argc, char** argv) {
   app.add_option(
          "--solve-time-limit-s", o.plan.time_limit_s,
          "Seconds a solve may take before its best plan so far is used (the event loop waits)")
-      ->check(CLI::PositiveNumber)
+      ->check(elastic::cli::positive())
       ->capture_default_str();
   app.add_option(
          "--horizon-s", o.plan.horizon_s,
          "Seconds a plan is expected to hold (T_fwd): a rescale must repay its stall within this")
-      ->check(CLI::PositiveNumber)
+      ->check(elastic::cli::positive())
       ->capture_default_str();
   app.add_option("--grow-stall-s", o.plan.grow_stall_s,
                  "Estimated stall of a grow, for jobs whose [scaling] gives no grow_stall_s")
-      ->check(CLI::NonNegativeNumber)
+      ->check(elastic::cli::non_negative())
       ->capture_default_str();
   app.add_option("--shrink-stall-s", o.plan.shrink_stall_s,
                  "Estimated stall of a shrink, for jobs whose [scaling] gives no shrink_stall_s")
-      ->check(CLI::NonNegativeNumber)
+      ->check(elastic::cli::non_negative())
       ->capture_default_str();
   try {
     app.parse(argc, argv);

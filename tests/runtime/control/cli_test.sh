@@ -153,6 +153,12 @@ feed)
   expect_rc 2 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n[3-1] idle 8"
   contains "$err" "<stdin>:1: a range must not run backwards: '3-1'"
   expect_rc 2 "$elastic" feed lsf --input x --hostfile "$tmp/hosts"
+  # A bad number says what is wanted (CLI11's own check printed the range of a double).
+  expect_rc 2 "$elastic" feed slurm --hostfile "$tmp/hosts" --vacate-every -1
+  contains "$err" "--vacate-every: must be > 0, got -1"
+  lacks "$err" "179769"
+  expect_rc 2 "$elastic" feed slurm --hostfile "$tmp/hosts" --vacate-max-step abc
+  contains "$err" "--vacate-max-step: 'abc' is not a number"
   # Holder jobs need elastic-holder beside elastic: a partial install is named at once (it
   # used to submit holders that died on the nodes, and the feed said only "0 held node(s)").
   mkdir "$tmp/alone" && cp "$elastic" "$tmp/alone/elastic"
