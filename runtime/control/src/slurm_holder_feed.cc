@@ -51,7 +51,9 @@ std::map<std::string, std::string> markers(const fs::path& dir, std::string_view
   return out;
 }
 
-bool in_use(const NodeStatus& n) { return n.state == "busy" || n.state == "leaving"; }
+bool in_use(const NodeStatus& n) {
+  return n.state == "busy" || n.state == "exiting" || n.state == "leaving";
+}
 
 // No job of elasticd's is on `node` in a snapshot taken after `since` (unix s). Without a
 // status.json (no elasticd) there is nothing to wait for.
@@ -64,20 +66,11 @@ bool vacated(const fs::path& status_path, const std::string& node, double since)
                       [&](const NodeStatus& n) { return n.name == node && in_use(n); });
 }
 
-// Fills in.busy with the nodes where elasticd runs a job now (none without a status.json), and
-// in.slow with those whose job steps slower than `max_step_s` or at a rate not known yet.
+// classify_busy on elasticd's status.json (nothing busy without one).
 void busy_nodes(const fs::path& status_path, double max_step_s, VacateInput& in) {
   absl::StatusOr<StatusSnapshot> s =
       status_path.empty() ? absl::NotFoundError("") : read_status(status_path);
-  if (!s.ok()) return;
-  std::map<std::string, double> step_s;
-  for (const JobStatus& j : s->jobs) step_s[j.id] = j.step_s;
-  for (const NodeStatus& n : s->nodes) {
-    if (!in_use(n)) continue;
-    in.busy.push_back(n.name);
-    const auto j = step_s.find(n.job);
-    if (j == step_s.end() || !(j->second > 0) || j->second > max_step_s) in.slow.push_back(n.name);
-  }
+  if (s.ok()) classify_busy(*s, unix_now(), max_step_s, in);
 }
 
 class SlurmHolderFeed {

@@ -78,6 +78,20 @@ absl::StatusOr<std::vector<PendingJob>> pending_from_squeue(std::string_view tex
   return out;
 }
 
+void classify_busy(const StatusSnapshot& s, double now, double max_step_s, VacateInput& in) {
+  const bool stale = now - s.time > kStaleStatusS;
+  std::map<std::string, double> step_s;
+  for (const JobStatus& j : s.jobs) step_s[j.id] = j.step_s;
+  for (const NodeStatus& n : s.nodes) {
+    if (n.state != "busy" && n.state != "exiting" && n.state != "leaving") continue;
+    in.busy.push_back(n.name);
+    const auto j = step_s.find(n.job);
+    if (stale || j == step_s.end() || !(j->second > 0) || j->second > max_step_s) {
+      in.slow.push_back(n.name);
+    }
+  }
+}
+
 VacatePlan plan_vacate(const VacateInput& in) {
   VacatePlan plan;
   const int have = in.free + in.on_the_way + static_cast<int>(in.held.size());

@@ -112,7 +112,8 @@ std::string format_metrics(const StatusSnapshot& s) {
   const auto family = [&](std::string_view name, std::string_view type, std::string_view help) {
     fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   };
-  std::map<std::string, int> node_states{{"free", 0}, {"busy", 0}, {"leaving", 0}, {"lost", 0}};
+  std::map<std::string, int> node_states{
+      {"free", 0}, {"busy", 0}, {"exiting", 0}, {"leaving", 0}, {"lost", 0}};
   for (const NodeStatus& n : s.nodes) ++node_states[n.state];
   family("elastic_nodes", "gauge", "Granted nodes by state.");
   for (const auto& [state, count] : node_states) {

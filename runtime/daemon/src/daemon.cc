@@ -265,7 +265,11 @@ void Daemon::write_status() {
   s.daemon_pid = static_cast<int>(::getpid());
   for (const HostEntry& h : pool_) {
     NodeStatus n{h.name, h.slots, "free", ""};
-    if (lost_.count(h.name) != 0) n.state = "lost";
+    if (lost_.count(h.name) != 0) {
+      n.state = "lost";
+    } else if (exiting_.contains(h.name)) {
+      n.state = "exiting";  // processes of a job that left the node are still ending there
+    }
     for (const Job& j : jobs_) {
       if (!j.group) continue;
       const std::vector<std::string> nodes = j.group->nodes();

@@ -123,6 +123,35 @@ TEST(SlurmHolders, NodesOfSlowJobsAreNotGivenBack) {
   EXPECT_TRUE(p.vacate.empty());
 }
 
+// Which nodes elasticd would leave within a step: from its status.json, as the feed reads it.
+TEST(SlurmHolders, BusyNodesFromStatusAndWhichWouldLeaveTooLate) {
+  StatusSnapshot s;
+  s.time = 1000.0;
+  s.nodes = {{"h1", 1, "busy", "fast"},     {"h2", 1, "busy", "slow"}, {"h3", 1, "busy", "new"},
+             {"h4", 1, "exiting", ""},      {"h5", 1, "free", ""},     {"h6", 1, "leaving", "fast"},
+             {"h7", 1, "busy", "vanished"}, {"h8", 1, "lost", ""}};
+  JobStatus fast, slow, fresh;
+  fast.id = "fast";
+  fast.step_s = 0.02;
+  slow.id = "slow";
+  slow.step_s = 0.4;
+  fresh.id = "new";  // no step time yet: starting
+  s.jobs = {fast, slow, fresh};
+  VacateInput in;
+  classify_busy(s, 1000.5, 0.25, in);
+  EXPECT_EQ(in.busy, (std::vector<std::string>{"h1", "h2", "h3", "h4", "h6", "h7"}));
+  // h4: processes of a job that left it are ending (0.7-1.4 s in the demo); h7: a job the
+  // snapshot does not list.
+  EXPECT_EQ(in.slow, (std::vector<std::string>{"h2", "h3", "h4", "h7"}));
+  // elasticd has not written for more than kStaleStatusS: inside a verb, every node waits.
+  VacateInput stale;
+  classify_busy(s, 1000.0 + kStaleStatusS + 0.1, 0.25, stale);
+  EXPECT_EQ(stale.slow, stale.busy);
+  VacateInput wide;
+  classify_busy(s, 1000.5, 0.5, wide);
+  EXPECT_EQ(wide.slow, (std::vector<std::string>{"h3", "h4", "h7"}));
+}
+
 TEST(SlurmHolders, OnlyJobsSlurmHasNotLookedAtThatFitCount) {
   VacateInput in;
   in.held = {"h1", "h2", "h3"};

@@ -53,6 +53,7 @@ TEST(Status, PrometheusText) {
   EXPECT_NE(m.find("# TYPE elastic_nodes gauge\n"), std::string::npos);
   EXPECT_NE(m.find("elastic_nodes{state=\"busy\"} 1\n"), std::string::npos) << m;
   EXPECT_NE(m.find("elastic_nodes{state=\"lost\"} 0\n"), std::string::npos);
+  EXPECT_NE(m.find("elastic_nodes{state=\"exiting\"} 0\n"), std::string::npos) << m;
   EXPECT_NE(m.find("elastic_jobs{state=\"failed\"} 1\n"), std::string::npos);
   EXPECT_NE(m.find("elastic_job_samples_per_second{job=\"a\"} 1234.5\n"), std::string::npos) << m;
   EXPECT_NE(m.find("elastic_job_samples_total{job=\"a\"} 99000\n"), std::string::npos);

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "elastic/control/hostfile.h"
+#include "elastic/control/status.h"
 
 namespace elastic::rt {
 
@@ -88,5 +89,15 @@ struct VacatePlan {
 // start by our nodes alone and is skipped; the others count in priority order while they fit.
 // Holders on `slow` nodes are never given back (Slurm may still preempt them).
 VacatePlan plan_vacate(const VacateInput& in);
+
+// elasticd writes status.json at least every 0.2 s while its loop runs; older than this, it is
+// inside a verb (a grow's spawns, a stop) and would release a node only once that is over.
+inline constexpr double kStaleStatusS = 1.0;
+
+// From elasticd's snapshot taken at `s.time` (read at unix time `now`): in.busy gets the nodes
+// where a job of elasticd's runs or its processes are still ending; in.slow those of them that
+// would not leave within a step of `max_step_s`: every one when the snapshot is stale, else a node
+// whose processes are ending (no job) or whose job's step time is unknown (0) or longer.
+void classify_busy(const StatusSnapshot& s, double now, double max_step_s, VacateInput& in);
 
 }  // namespace elastic::rt

@@ -17,8 +17,10 @@ namespace elastic::rt {
 struct NodeStatus {
   std::string name;
   int slots = 1;
-  std::string state;  // "free", "busy", "leaving" (removed, grace running), "lost"
-  std::string job;    // job holding it ("" = none)
+  // "free", "busy", "exiting" (processes of a job that left it still ending), "leaving"
+  // (removed, grace running), "lost"
+  std::string state;
+  std::string job;  // job holding it ("" = none)
   friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
 };
 
