@@ -224,6 +224,11 @@ absl::StatusOr<Event> Session::follow() {
   }
 }
 
+void Session::mark_steps() {
+  step_mark_ = Clock::now();
+  step_mark_steps_ = steps_;
+}
+
 absl::Status Session::send_progress(bool force) {
   if (!job_ || compute_.rank() != 0) return absl::OkStatus();
   // Nothing goes to the controller on J while a grow builds the next J: the controller frees J
@@ -244,12 +249,13 @@ absl::Status Session::send_progress(bool force) {
   }
   const double dt = std::chrono::duration<double>(now - last_progress_).count();
   const bool first = last_progress_ == Clock::time_point{};
-  const std::int64_t steps = steps_ - last_progress_steps_;
+  const std::int64_t steps = steps_ - step_mark_steps_;
+  const double stepping = std::chrono::duration<double>(now - step_mark_).count();
   const proto::Progress p{
       static_cast<double>(samples_total_),
       first ? 0.0 : static_cast<double>(samples_total_ - last_progress_samples_) / dt,
       static_cast<double>(steps_), static_cast<double>(compute_.size()),
-      first || steps <= 0 ? 0.0 : dt / static_cast<double>(steps)};
+      first || steps <= 0 ? 0.0 : stepping / static_cast<double>(steps)};
   progress_buf_[0] = p.samples_total;
   progress_buf_[1] = p.samples_per_s;
   progress_buf_[2] = p.steps;
@@ -257,7 +263,7 @@ absl::Status Session::send_progress(bool force) {
   progress_buf_[4] = p.step_s;
   last_progress_ = now;
   last_progress_samples_ = samples_total_;
-  last_progress_steps_ = steps_;
+  mark_steps();
   ELASTIC_MPI_CHECK(MPI_Isend(progress_buf_, proto::kProgressDoubles, MPI_DOUBLE, 0,
                               proto::kTagProgress, job_.get(), &progress_req_));
   return absl::OkStatus();
@@ -378,6 +384,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
   }
   absl::StatusOr<Event> ev = follow();
   if (!ev.ok()) revoke_all();
+  mark_steps();  // the directive's stall is not a step
   return ev;
 }
 

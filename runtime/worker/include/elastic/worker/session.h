@@ -111,6 +111,8 @@ class Session {
   absl::Status adopt_spawn();
   // Revokes C and every J this rank holds or is spawning on, so that nobody waits for it.
   void revoke_all();
+  // step_mark_ = now, at steps_.
+  void mark_steps();
 
   SessionOptions options_;
   coll::Comm job_;       // J: controller + ranks (null when standalone)
@@ -138,7 +140,10 @@ class Session {
   double progress_buf_[5] = {0, 0, 0, 0, 0};
   std::chrono::steady_clock::time_point last_progress_{};
   std::int64_t last_progress_samples_ = 0;
-  std::int64_t last_progress_steps_ = 0;
+  // Where the reported step time (Progress::step_s) is measured from: the last report, or the end
+  // of the last directive, whose stall would otherwise count as a step.
+  std::chrono::steady_clock::time_point step_mark_{};
+  std::int64_t step_mark_steps_ = 0;
 };
 
 }  // namespace elastic::rt

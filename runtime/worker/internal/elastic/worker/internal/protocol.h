@@ -176,7 +176,7 @@ struct Progress {
   double samples_per_s = 0;  // over the last period
   double steps = 0;          // steps since start
   double ranks = 0;          // size of C
-  double step_s = 0;         // mean seconds per step since the last report (0: none yet)
+  double step_s = 0;  // mean seconds per step since the last report or directive (0: none yet)
 };
 inline constexpr int kProgressDoubles = 5;
 
