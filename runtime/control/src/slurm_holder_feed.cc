@@ -51,10 +51,6 @@ std::map<std::string, std::string> markers(const fs::path& dir, std::string_view
   return out;
 }
 
-bool in_use(const NodeStatus& n) {
-  return n.state == "busy" || n.state == "exiting" || n.state == "leaving";
-}
-
 // No job of elasticd's is on `node` in a snapshot taken after `since` (unix s). Without a
 // status.json (no elasticd) there is nothing to wait for.
 bool vacated(const fs::path& status_path, const std::string& node, double since) {

@@ -78,12 +78,16 @@ absl::StatusOr<std::vector<PendingJob>> pending_from_squeue(std::string_view tex
   return out;
 }
 
+bool in_use(const NodeStatus& n) {
+  return n.state == "busy" || n.state == "exiting" || n.state == "leaving";
+}
+
 void classify_busy(const StatusSnapshot& s, double now, double max_step_s, VacateInput& in) {
   const bool stale = now - s.time > kStaleStatusS;
   std::map<std::string, double> step_s;
   for (const JobStatus& j : s.jobs) step_s[j.id] = j.step_s;
   for (const NodeStatus& n : s.nodes) {
-    if (n.state != "busy" && n.state != "exiting" && n.state != "leaving") continue;
+    if (!in_use(n)) continue;
     in.busy.push_back(n.name);
     const auto j = step_s.find(n.job);
     if (stale || j == step_s.end() || !(j->second > 0) || j->second > max_step_s) {

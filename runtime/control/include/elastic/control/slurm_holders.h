@@ -90,6 +90,9 @@ struct VacatePlan {
 // Holders on `slow` nodes are never given back (Slurm may still preempt them).
 VacatePlan plan_vacate(const VacateInput& in);
 
+// A job's processes are on the node, running or ending (busy, exiting, leaving).
+bool in_use(const NodeStatus& n);
+
 // elasticd writes status.json at least every 0.2 s while its loop runs; older than this, it is
 // inside a verb (a grow's spawns, a stop) and would release a node only once that is over.
 inline constexpr double kStaleStatusS = 1.0;
