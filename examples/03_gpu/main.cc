@@ -15,20 +15,22 @@
 // GPUs.
 #include <CLI/CLI.hpp>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/worker/run.h"
-#include "elastic/worker/session.h"
 #include "gpu_mlp.h"
 #include "idx_reader.h"
 #include "mlp.h"
+#include "training_flags.h"
+#include "training_run.h"
 
 namespace ex = elastic::examples;
 namespace coll = elastic::coll;
@@ -65,41 +67,27 @@ std::pair<int, int> local_rank(MPI_Comm comm) {
 int main(int argc, char** argv) {
   CLI::App app{
       "Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
+  app.option_defaults()->always_capture_default();
   std::string data_dir = ex::kFashionMnistDir;
-  std::string checkpoint;
-  std::uint64_t epochs = 3, commit_every = 10;
   std::size_t hidden = 128, batch = 64;
   float lr = 0.02f, momentum = 0.9f;
-  double target = 0;
-  std::uint64_t seed = 1;
+  ex::TrainingFlags flags;
+  flags.epochs = 3;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
-  app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
   app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
   app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--lr", lr, "learning rate");
-  app.add_option("--seed", seed, "seed of the initialisation and the data order");
-  app.add_option("--commit-every", commit_every, "steps between in-memory commits")
-      ->check(elastic::cli::positive());
-  app.add_option("--checkpoint", checkpoint,
-                 "durable checkpoint path (resumed from when it exists)");
-  app.add_option("--target-accuracy", target, "exit 1 when the final test accuracy is below this");
+  flags.add_to(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  auto session_or = rt::Session::init(&argc, &argv);
-  if (!session_or.ok()) {
-    std::fprintf(stderr, "gpu_fashion_mnist: cannot join the job: %s\n",
-                 session_or.status().ToString().c_str());
-    return 3;
-  }
-  rt::Session& session = **session_or;
-  auto fail = [&](int code, const std::string& what) {
-    std::fprintf(stderr, "gpu_fashion_mnist: %s\n", what.c_str());
-    session.exit(code);
-  };
+  const char* const program = "gpu_fashion_mnist";
+  std::unique_ptr<rt::Session> session_ptr = ex::join_or_exit(program, &argc, &argv);
+  rt::Session& session = *session_ptr;
+  auto fail = [&](int code, std::string_view what) { ex::fail(session, program, code, what); };
 
   // Every rank needs a GPU; decide together so that no rank waits in a collective for a peer that
   // left.
@@ -141,7 +129,7 @@ int main(int argc, char** argv) {
   if (!test_dev.ok()) fail(4, test_dev.status().ToString());
 
   // The same initialisation as example 02 (same seed -> same parameters).
-  ex::Mlp init(train->features, hidden, 10, seed);
+  ex::Mlp init(train->features, hidden, 10, flags.seed);
   auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), batch);
   if (!model_or.ok()) fail(4, model_or.status().ToString());
   ex::GpuMlp& model = **model_or;
@@ -154,7 +142,7 @@ int main(int argc, char** argv) {
   std::copy(init.params().begin(), init.params().end(), params_host.data());
   std::fill_n(momentum_host.data(), momentum_host.size(), 0.0f);
 
-  rt::Sampler sampler(train->count, batch, seed, 0, 1);
+  rt::Sampler sampler(train->count, batch, flags.seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", params_host.span()),
                           state.add_buffer("momentum", momentum_host.span())}) {
@@ -163,9 +151,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<coll::Communicator> nccl;  // one per membership, built at its first step
   std::array<float, 2> stats{};
-  double epoch_loss = 0, epoch_correct = 0, epoch_seen = 0;
-  std::int64_t samples = 0;
-  const auto t0 = std::chrono::steady_clock::now();
+  ex::EpochMeter meter("GPUs", /*local=*/false);
+  float lr_now = lr;
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {
     if (nccl == nullptr) {
@@ -182,14 +169,11 @@ int main(int argc, char** argv) {
       return st;
     }
     const auto global = static_cast<float>(c.global_batch);
-    if (absl::Status st = model.sgd_step(lr, momentum, 1.0f / global); !st.ok()) return st;
+    if (absl::Status st = model.sgd_step(lr_now, momentum, 1.0f / global); !st.ok()) return st;
     if (absl::Status st = model.download(params_host.data(), momentum_host.data(), stats.data());
         !st.ok())
       return st;
-    epoch_loss += stats[0];
-    epoch_correct += stats[1];
-    epoch_seen += global;
-    samples += static_cast<std::int64_t>(c.global_batch);
+    meter.add(stats[0], stats[1], global, c.global_batch);
     return absl::OkStatus();
   };
 
@@ -200,18 +184,13 @@ int main(int argc, char** argv) {
     // membership.
     if (nccl != nullptr) nccl->abort("membership changed");
     nccl.reset();
-    if (info.rank == 0 && info.reason != rt::ResetReason::kStart) {
-      std::printf(
-          "membership %s: %d -> %d ranks at step %lld\n",
-          info.reason == rt::ResetReason::kRecovered ? "repaired after a failure" : "changed",
-          info.previous_size, info.size, static_cast<long long>(info.step));
-      std::fflush(stdout);
-    }
-    epoch_loss = epoch_correct = epoch_seen = 0;
+    lr_now = lr * static_cast<float>(flags.lr_scale(info.size));
+    ex::print_reset(info);
+    meter.restart_epoch();
     // The mirrors now hold the synced (or restored) commit: that is the model from here on.
     return model.upload(params_host.data(), momentum_host.data());
   };
-  auto test_accuracy = [&](coll::Communicator& comm) -> absl::StatusOr<double> {
+  const ex::Accuracy test_accuracy = [&](coll::Communicator& comm) -> absl::StatusOr<double> {
     const auto r = static_cast<std::size_t>(comm.rank()), n = static_cast<std::size_t>(comm.size());
     absl::StatusOr<std::size_t> correct =
         model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
@@ -225,43 +204,12 @@ int main(int argc, char** argv) {
     }
     return counts[0] / counts[1];
   };
-  cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) -> absl::Status {
-    absl::StatusOr<double> acc = test_accuracy(comm);
-    if (!acc.ok()) return acc.status();
-    if (comm.rank() == 0) {
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf(
-          "epoch %llu: train loss %.4f, train acc %.4f, test acc %.4f, %.0f samples/s over %d "
-          "GPUs\n",
-          static_cast<unsigned long long>(epoch), epoch_loss / epoch_seen,
-          epoch_correct / epoch_seen, *acc, static_cast<double>(samples) / secs, comm.size());
-      std::fflush(stdout);
-    }
-    epoch_loss = epoch_correct = epoch_seen = 0;
-    return absl::OkStatus();
+  cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
+    return meter.end_epoch(epoch, comm, test_accuracy);
   };
 
-  rt::RunOptions opts;
-  opts.epochs = epochs;
-  opts.commit_every = commit_every;
-  opts.checkpoint_path = checkpoint;
-  opts.checkpoint_every_commits = 20;
-  absl::StatusOr<rt::RunResult> result = rt::run(session, state, sampler, step, opts, cb);
-  if (!result.ok()) fail(4, result.status().ToString());
-  if (result->outcome == rt::Outcome::kLeft) session.exit(0);
-  // Every rank of the last membership measures, whatever it saw: a rank that joined after the last
-  // epoch end has no accuracy of its own, and when only such ranks measured, the others never
-  // entered the collective and they waited forever (the same fix as in 02_fashion_mnist).
-  absl::StatusOr<double> acc = test_accuracy(*result->comm);
-  if (!acc.ok()) fail(4, acc.status().ToString());
-  const double final_acc = *acc;
-  if (result->comm->rank() == 0) {
-    std::printf(
-        "final test accuracy %.4f after %lld steps (%d recoveries, %d membership changes)\n",
-        final_acc, static_cast<long long>(result->steps), result->recoveries, result->changes);
-  }
-  nccl.reset();
-  result->comm.reset();
-  session.exit(final_acc >= target ? 0 : 1);
+  absl::StatusOr<rt::RunResult> result =
+      rt::run(session, state, sampler, step, flags.run_options(), cb);
+  nccl.reset();  // the evaluation runs on the host communicator
+  ex::finish(session, program, result, flags, sampler.epoch(), test_accuracy, meter);
 }

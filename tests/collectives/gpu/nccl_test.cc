@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../mpi_gtest_main.h"
+#include "../typed_values.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/half.h"
 
@@ -184,65 +185,6 @@ void delay_stream(cudaStream_t s, int ms) {
                 },
                 reinterpret_cast<void*>(static_cast<std::intptr_t>(ms))),
             cudaSuccess);
-}
-
-// Small integers: every partial sum over a few ranks is exact in every dtype (bf16 holds integers
-// up to 256 exactly), so the oracle for kSum is exact equality.
-double value(int rank, std::size_t i) {
-  return static_cast<double>((i * 7 + static_cast<std::size_t>(rank) * 3) % 11);
-}
-
-std::vector<std::byte> encode(const std::vector<double>& v, DataType t) {
-  std::vector<std::byte> out(v.size() * dtype_size(t));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    switch (t) {
-      case DataType::kFloat32: {
-        const float f = static_cast<float>(v[i]);
-        std::memcpy(&out[i * 4], &f, 4);
-        break;
-      }
-      case DataType::kFloat64:
-        std::memcpy(&out[i * 8], &v[i], 8);
-        break;
-      case DataType::kBFloat16: {
-        const std::uint16_t h = float_to_bf16(static_cast<float>(v[i]));
-        std::memcpy(&out[i * 2], &h, 2);
-        break;
-      }
-      case DataType::kFloat16: {
-        const std::uint16_t h = float_to_fp16(static_cast<float>(v[i]));
-        std::memcpy(&out[i * 2], &h, 2);
-        break;
-      }
-    }
-  }
-  return out;
-}
-
-double decode(const std::vector<std::byte>& b, DataType t, std::size_t i) {
-  switch (t) {
-    case DataType::kFloat32: {
-      float f;
-      std::memcpy(&f, &b[i * 4], 4);
-      return f;
-    }
-    case DataType::kFloat64: {
-      double d;
-      std::memcpy(&d, &b[i * 8], 8);
-      return d;
-    }
-    case DataType::kBFloat16: {
-      std::uint16_t h;
-      std::memcpy(&h, &b[i * 2], 2);
-      return bf16_to_float(h);
-    }
-    case DataType::kFloat16: {
-      std::uint16_t h;
-      std::memcpy(&h, &b[i * 2], 2);
-      return fp16_to_float(h);
-    }
-  }
-  return NAN;
 }
 
 double epsilon(DataType t) {

@@ -1,0 +1,37 @@
+#include "training_flags.h"
+
+#include "elastic/cli/number_checks.h"
+
+namespace elastic::examples {
+
+void TrainingFlags::add_to(CLI::App& app) {
+  app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
+  app.add_option("--seed", seed, "seed of the initialisation and the data order");
+  app.add_option("--commit-every", commit_every, "steps between in-memory commits")
+      ->check(elastic::cli::positive());
+  app.add_option("--checkpoint", checkpoint,
+                 "durable checkpoint path, resumed from when it exists (default under elasticd: "
+                 "the job's folder in the state dir)");
+  app.add_option("--target-accuracy", target_accuracy,
+                 "exit 1 when training completes below this test accuracy (not when the runtime "
+                 "stops the job)");
+  app.add_option("--lr-ranks", lr_ranks,
+                 "the number of ranks --lr is meant for: the rate follows the job's size (linear "
+                 "scaling rule, lr x ranks / N); 0 keeps it constant")
+      ->check(elastic::cli::non_negative());
+}
+
+rt::RunOptions TrainingFlags::run_options() const {
+  rt::RunOptions opts;
+  opts.epochs = epochs;
+  opts.commit_every = commit_every;
+  opts.checkpoint_path = checkpoint;
+  opts.checkpoint_every_commits = 20;
+  return opts;
+}
+
+double TrainingFlags::lr_scale(int ranks) const {
+  return lr_ranks > 0 ? static_cast<double>(ranks) / lr_ranks : 1.0;
+}
+
+}  // namespace elastic::examples

@@ -1,0 +1,30 @@
+// The command-line options that examples 02-04 share, and what rt::run gets from them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "elastic/worker/run.h"
+
+namespace elastic::examples {
+
+struct TrainingFlags {
+  std::uint64_t epochs = 5;
+  std::uint64_t commit_every = 10;
+  std::uint64_t seed = 1;
+  std::string checkpoint;
+  double target_accuracy = 0;
+  int lr_ranks = 0;
+
+  // --epochs, --seed, --commit-every, --checkpoint, --target-accuracy and --lr-ranks, with the
+  // values above as their defaults (set a field before calling this to change one).
+  void add_to(CLI::App& app);
+  // rt::run's options: these, and a durable checkpoint every 20 commits.
+  rt::RunOptions run_options() const;
+  // What --lr is multiplied by at `ranks` ranks: ranks / --lr-ranks (the linear scaling rule), or 1
+  // without --lr-ranks.
+  double lr_scale(int ranks) const;
+};
+
+}  // namespace elastic::examples
