@@ -39,6 +39,15 @@ struct LineSums {
   }
 };
 
+// The serial fractions of the models measured at two or more counts (null entries skipped).
+std::vector<double> serial_fits(std::span<const ScalingModel* const> models) {
+  std::vector<double> fits;
+  for (const ScalingModel* m : models) {
+    if (m != nullptr && m->distinct_counts() >= 2) fits.push_back(m->serial_fraction());
+  }
+  return fits;
+}
+
 }  // namespace
 
 ScalingModel::ScalingModel(int max_nodes) : max_nodes_(std::max(1, max_nodes)) {}
@@ -106,7 +115,8 @@ void ScalingModel::refit() {
   }
 }
 
-PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial) const {
+PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial,
+                                    double probe_serial) const {
   const bool typical = typical_serial > 0 && typical_serial <= 1;
   if (!has_data() && !typical) {
     const double per_node = usable_prior(prior_per_node);
@@ -124,6 +134,8 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
   }
   for (const auto& [n, r] : counts_) counts.push_back(n);
   counts.push_back(max_nodes_);
+  const int probe_to = counts_.empty() ? 0 : std::min(max_nodes_, 2 * counts_.rbegin()->first);
+  if (probe_to > 0) counts.push_back(probe_to);
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
 
@@ -131,14 +143,24 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
   // held beyond; written as measured * shape ratio so that no product of extreme rates overflows.
   // With no data, the prior per node along the typical curve.
   const double serial = counts_.size() <= 1 && typical ? typical_serial : serial_;
-  const auto shape = [serial](double n) { return n / (1 + serial * (n - 1)); };
+  const auto shape_of = [](double s) { return [s](double n) { return n / (1 + s * (n - 1)); }; };
+  const auto shape = shape_of(serial);
   const auto from = [&](auto it, int n) { return it->second.median * shape(n) / shape(it->first); };
+  // Beyond the largest measured count: up to probe_to with the more optimistic serial fraction
+  // when probing, then the job's own shape.
+  const bool probing = probe_serial >= 0 && probe_serial <= 1 && probe_serial < serial;
+  const auto beyond = [&](auto last, int n) {
+    if (!probing) return from(last, n);
+    const auto optimistic = shape_of(probe_serial);
+    const int k = std::min(n, probe_to);
+    return last->second.median * optimistic(k) / optimistic(last->first) * shape(n) / shape(k);
+  };
   const auto value = [&](int n) {
     if (counts_.empty()) return usable_prior(prior_per_node) * shape(n);
     const auto hi = counts_.lower_bound(n);
     if (hi == counts_.begin() || (hi != counts_.end() && hi->first == n)) return from(hi, n);
     const auto lo = std::prev(hi);
-    if (hi == counts_.end()) return from(lo, n);
+    if (hi == counts_.end()) return beyond(lo, n);
     const double t = static_cast<double>(n - lo->first) / (hi->first - lo->first);
     return (1 - t) * from(lo, n) + t * from(hi, n);
   };
@@ -149,11 +171,16 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
 }
 
 double typical_serial_fraction(std::span<const ScalingModel* const> models) {
-  std::vector<double> fits;
-  for (const ScalingModel* m : models) {
-    if (m != nullptr && m->distinct_counts() >= 2) fits.push_back(m->serial_fraction());
-  }
+  std::vector<double> fits = serial_fits(models);
   return fits.empty() ? 0.0 : median_of(fits.begin(), fits.end());
+}
+
+double probe_serial_fraction(std::span<const ScalingModel* const> models) {
+  std::vector<double> fits = serial_fits(models);
+  if (fits.empty()) return 0.0;
+  const auto quartile = fits.begin() + static_cast<std::ptrdiff_t>((fits.size() - 1) / 4);
+  std::nth_element(fits.begin(), quartile, fits.end());
+  return *quartile;
 }
 
 double unmeasured_prior(double best_r1) {

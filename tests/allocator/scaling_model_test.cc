@@ -124,6 +124,59 @@ TEST(TypicalSerialFraction, MedianOfTheModelsMeasuredAtTwoCounts) {
   EXPECT_EQ(typical_serial_fraction({}), 0.0);
 }
 
+// The lower quartile of the same fits: the serial fraction of the better quarter of the jobs.
+TEST(ProbeSerialFraction, LowerQuartileOfTheModelsMeasuredAtTwoCounts) {
+  const auto fitted = [](double s) {
+    ScalingModel m(8);
+    m.observe(1, amdahl(50.0, s, 1));
+    m.observe(4, amdahl(50.0, s, 4));
+    return m;
+  };
+  const ScalingModel a = fitted(0.5), b = fitted(0.1), c = fitted(0.2), d = fitted(0.3),
+                     e = fitted(0.6);
+  ScalingModel one_count(8);
+  one_count.observe(2, 10.0);
+  std::vector<const ScalingModel*> models = {&a, &one_count, nullptr, &b, &c, &d};
+  EXPECT_NEAR(probe_serial_fraction(models), 0.1, 1e-9);  // 0.1 0.2 0.3 0.5: the first
+  models.push_back(&e);
+  EXPECT_NEAR(probe_serial_fraction(models), 0.2, 1e-9);  // 0.1 0.2 0.3 0.5 0.6: the second
+  EXPECT_EQ(probe_serial_fraction(std::vector<const ScalingModel*>{&one_count}), 0.0);
+  EXPECT_EQ(probe_serial_fraction({}), 0.0);
+}
+
+// Probing changes the table only above the largest measured count: up to twice it along the
+// optimistic serial fraction, then along the job's own curve; a probe fraction that is not more
+// optimistic than the job's own, or out of [0, 1], changes nothing.
+TEST(ScalingModel, ProbingIsOneStepBeyondTheLargestMeasuredCount) {
+  ScalingModel model(16);
+  for (int n : {2, 4}) model.observe(n, amdahl(100.0, 0.5, n));
+  ASSERT_NEAR(model.serial_fraction(), 0.5, 1e-9);
+  const PiecewiseLinear passive = model.table(1.0);
+  const PiecewiseLinear probing = model.table(1.0, 0.0, 0.1);
+  for (int n = 1; n <= 4; ++n) EXPECT_NEAR(probing.at(n), passive.at(n), 1e-9) << "n=" << n;
+  const double at4 = amdahl(100.0, 0.5, 4);
+  for (int n = 5; n <= 8; ++n) {
+    EXPECT_NEAR(probing.at(n), at4 * amdahl(1.0, 0.1, n) / amdahl(1.0, 0.1, 4), 1e-9) << "n=" << n;
+    EXPECT_GT(probing.at(n), passive.at(n)) << "n=" << n;
+  }
+  for (int n = 9; n <= 16; ++n) {
+    EXPECT_NEAR(probing.at(n), probing.at(8) * amdahl(1.0, 0.5, n) / amdahl(1.0, 0.5, 8), 1e-9)
+        << "n=" << n;
+  }
+  for (double probe : {0.5, 0.7, -1.0, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    const PiecewiseLinear same = model.table(1.0, 0.0, probe);
+    for (int n = 1; n <= 16; ++n) {
+      EXPECT_NEAR(same.at(n), passive.at(n), 1e-9) << "probe=" << probe << " n=" << n;
+    }
+  }
+  // Measured at one count, the optimism is against the typical serial fraction.
+  ScalingModel one(16);
+  one.observe(3, 300.0);
+  const PiecewiseLinear typical = one.table(1.0, 0.6, 0.2);
+  EXPECT_NEAR(typical.at(6), 300.0 * amdahl(1.0, 0.2, 6) / amdahl(1.0, 0.2, 3), 1e-9);
+  EXPECT_NEAR(typical.at(12), typical.at(6) * amdahl(1.0, 0.6, 12) / amdahl(1.0, 0.6, 6), 1e-9);
+}
+
 TEST(ScalingModel, NoDataUsesThePrior) {
   ScalingModel model(12);
   EXPECT_FALSE(model.has_data());
@@ -363,6 +416,44 @@ TEST(ScalingModelAllocation, LearningConvergesToTheTrueAllocation) {
   EXPECT_EQ(counts[counts.size() - 2], optimum);
   EXPECT_NEAR(model.serial_fraction(), kSerial, 0.03);
   EXPECT_LT(worst, 0.06);
+}
+
+// What probing is for. A job that truly scales linearly (60 samples/s per node) is measured at one
+// node only, and the other jobs' typical serial fraction (0.6) says its second node adds 15, less
+// than the 40 per node a competing linear job makes: the passive plan keeps it at one node for
+// ever, and its table never learns otherwise. With probing (the better quarter of the jobs scales
+// with s = 0, say) its second node looks worth 60, it gets it, the reports there fit its own
+// (linear) curve, and the plan reaches the true optimum: every node to it.
+TEST(ScalingModelAllocation, ProbingFindsWhatAPessimisticCurveHides) {
+  constexpr int kPool = 8;
+  constexpr double kTypical = 0.6;
+  constexpr double kProbe = 0.0;
+  const PiecewiseLinear other =
+      *PiecewiseLinear::create(std::vector<int>{1, kPool}, std::vector<double>{40.0, 40.0 * kPool});
+  const auto plan = [&](const PiecewiseLinear& learner) {
+    Problem problem = pool(kPool);
+    problem.jobs = {job("learner", kPool, learner), job("other", kPool, other)};
+    const absl::StatusOr<Allocation> a = allocate(problem);
+    EXPECT_TRUE(a.ok()) << a.status();
+    return a.ok() ? a->jobs[0].count : -1;
+  };
+  const auto learn = [&](double probe) {
+    ScalingModel model(kPool);
+    model.observe(1, 60.0);
+    std::vector<int> counts;
+    for (int round = 0; round < 6; ++round) {
+      const int n = plan(model.table(1.0, kTypical, probe));
+      if (n < 1) break;
+      counts.push_back(n);
+      for (int report = 0; report < 3; ++report) model.observe(n, 60.0 * n);
+    }
+    return counts;
+  };
+  EXPECT_EQ(learn(-1.0), std::vector<int>(6, 1));  // passive: stuck at one node
+  const std::vector<int> active = learn(kProbe);
+  ASSERT_EQ(active.size(), 6U);
+  EXPECT_EQ(active.front(), 2);  // one step beyond what was measured
+  EXPECT_EQ(active.back(), kPool);
 }
 
 }  // namespace

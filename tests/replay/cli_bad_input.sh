@@ -46,7 +46,7 @@ expect "--horizon: must be in (0, 1e+07] seconds, not 1e+308" --trace "$dir/ok.s
 expect "--bogus" --trace "$dir/ok.swf" --bogus                                  # was 114
 expect "--max-running: Value 0 not in range 1 to 1000000" --trace "$dir/ok.swf" --max-running 0  # was 105
 expect "--start: not a time: $(printf '%.64s' "$token")... (100000 bytes)" --trace "$dir/ok.swf" --start "$token"
-expect "--scaling: unknown 'oracel' (oracle, learned, none)" --trace "$dir/ok.swf" --scaling learned,oracel
+expect "--scaling: unknown 'oracel' (oracle, learned, probing, none)" --trace "$dir/ok.swf" --scaling learned,oracel
 expect "--report-period: must be in (0, 1e+07] seconds, not 0" --trace "$dir/ok.swf" --report-period 0
 expect "--report-noise: must be in [0, 1], not -0.1" --trace "$dir/ok.swf" --report-noise -0.1
 expect "--seed: must be >= 0, not -3" --trace "$dir/ok.swf" --seed -3

@@ -1,6 +1,9 @@
 // The replay's learn mode (--scaling learned): the planner, fed only noisy progress reports through
 // elasticd's ScalingModel, reaches the allocation the true tables give; planning without
-// scalability information (none) does not; a fixed seed gives the same replay.
+// scalability information (none) does not; a fixed seed gives the same replay, learned and with
+// active probing (--scaling probing), whose tables are optimistic one step beyond what was measured.
+#include "elastic/replay/scaling_knowledge.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -106,12 +109,14 @@ traces::HoleTrace churning_nodes() {
   return t;
 }
 
-TEST(LearnMode, FixedSeedGivesTheSameReplay) {
+class LearnModes : public ::testing::TestWithParam<ScalingSource> {};
+
+TEST_P(LearnModes, FixedSeedGivesTheSameReplay) {
   const traces::HoleTrace trace = churning_nodes();
   const std::vector<traces::WorkloadJob> jobs = {
       amdahl_job("A", 100, 0.3, 0), amdahl_job("B", 80, 0.0, 10), amdahl_job("C", 150, 0.8, 20)};
-  const ReplayResult a = replay_with(ScalingSource::kLearned, trace, jobs, 7);
-  const ReplayResult b = replay_with(ScalingSource::kLearned, trace, jobs, 7);
+  const ReplayResult a = replay_with(GetParam(), trace, jobs, 7);
+  const ReplayResult b = replay_with(GetParam(), trace, jobs, 7);
   EXPECT_GT(a.metrics.reports, 100);
   EXPECT_GT(a.metrics.rescales, 10);
   EXPECT_EQ(a.metrics.samples, b.metrics.samples);
@@ -122,6 +127,47 @@ TEST(LearnMode, FixedSeedGivesTheSameReplay) {
     ASSERT_EQ(a.timeline[i].time, b.timeline[i].time);
     ASSERT_EQ(a.timeline[i].counts, b.timeline[i].counts) << "at t=" << a.timeline[i].time;
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(LearnedAndProbing, LearnModes,
+                         ::testing::Values(ScalingSource::kLearned, ScalingSource::kProbing));
+
+// What probing changes in the tables the planner gets. Three jobs are measured exactly at 1 and 2
+// nodes (serial fractions 0, 0.5 and 0.6), a fourth (linear, 60 per node) at 1 node only. Learned
+// plans the fourth with the median serial fraction (0.5): its 2nd node looks worth 20. Probing
+// plans its 2nd node with the better quarter's (0: worth 60) and the rest along the median again.
+TEST(ProbingMode, TablesAreOptimisticOneStepBeyondTheMeasuredCounts) {
+  const std::vector<traces::WorkloadJob> jobs = {
+      amdahl_job("J0", 100, 0.0, 0), amdahl_job("J1", 100, 0.5, 0), amdahl_job("J2", 100, 0.6, 0),
+      amdahl_job("J3", 60, 0.0, 0)};
+  const auto tables = [&](ScalingSource source) {
+    ScalingKnowledge knowledge(jobs, source, LearnOptions{.noise = 0});
+    for (std::size_t w = 0; w < 3; ++w) {
+      for (int n : {1, 2}) knowledge.report(w, n, jobs[w].scaling.at(n) * 10, 10);
+    }
+    knowledge.report(3, 1, 600, 10);
+    const std::vector<std::size_t> admitted = {0, 1, 2, 3};
+    knowledge.update_priors(admitted);
+    std::vector<alloc::PiecewiseLinear> out;
+    for (std::size_t w = 0; w < 4; ++w) {
+      alloc::Job job;
+      knowledge.fill(w, job);
+      out.push_back(job.scaling);
+    }
+    return out;
+  };
+  const std::vector<alloc::PiecewiseLinear> learned = tables(ScalingSource::kLearned);
+  const std::vector<alloc::PiecewiseLinear> probing = tables(ScalingSource::kProbing);
+  const auto shape = [](double s, int n) { return n / (1 + s * (n - 1)); };
+  EXPECT_NEAR(learned[3].at(2), 60 * shape(0.5, 2), 1e-9);
+  EXPECT_NEAR(probing[3].at(2), 120, 1e-9);
+  EXPECT_NEAR(probing[3].at(8), 120 * shape(0.5, 8) / shape(0.5, 2), 1e-9);
+  EXPECT_NEAR(probing[3].at(1), 60, 1e-9);
+  // J0 is fitted linear (nothing more optimistic); J1 and J2 probe 3 and 4 nodes along s = 0.
+  for (int n = 1; n <= 8; ++n) EXPECT_NEAR(probing[0].at(n), learned[0].at(n), 1e-9) << n;
+  EXPECT_NEAR(probing[1].at(4), jobs[1].scaling.at(2) * 2, 1e-9);
+  EXPECT_NEAR(probing[1].at(2), learned[1].at(2), 1e-9);
+  EXPECT_GT(probing[2].at(3), learned[2].at(3));
 }
 
 }  // namespace

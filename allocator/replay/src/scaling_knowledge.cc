@@ -27,7 +27,7 @@ ScalingKnowledge::ScalingKnowledge(const std::vector<traces::WorkloadJob>& workl
                                    ScalingSource source, const LearnOptions& learn)
     : workload_(workload), source_(source), learn_(learn), rng_(learn.seed) {
   monotone_.assign(workload.size(), 1);
-  if (source_ == ScalingSource::kLearned) {
+  if (learns(source_)) {
     models_.resize(workload.size());
     planned_.resize(workload.size());
   }
@@ -41,7 +41,7 @@ ScalingKnowledge::ScalingKnowledge(const std::vector<traces::WorkloadJob>& workl
 
 // As elasticd's Daemon::priors.
 void ScalingKnowledge::update_priors(std::span<const std::size_t> admitted) {
-  if (source_ != ScalingSource::kLearned) return;
+  if (!learns(source_)) return;
   double best = 0;
   std::vector<const alloc::ScalingModel*> measured;
   for (std::size_t w : admitted) {
@@ -51,10 +51,11 @@ void ScalingKnowledge::update_priors(std::span<const std::size_t> admitted) {
   }
   prior_per_node_ = alloc::unmeasured_prior(best);
   typical_serial_ = alloc::typical_serial_fraction(measured);
+  if (source_ == ScalingSource::kProbing) probe_serial_ = alloc::probe_serial_fraction(measured);
 }
 
 alloc::PiecewiseLinear ScalingKnowledge::learned_table(std::size_t w) const {
-  return models_[w]->table(prior_per_node_, typical_serial_);
+  return models_[w]->table(prior_per_node_, typical_serial_, probe_serial_);
 }
 
 void ScalingKnowledge::fill(std::size_t w, alloc::Job& job) {
@@ -68,6 +69,7 @@ void ScalingKnowledge::fill(std::size_t w, alloc::Job& job) {
       job.scaling = per_node_table(wj.max_nodes);
       return;
     case ScalingSource::kLearned:
+    case ScalingSource::kProbing:
       if (!models_[w]) models_[w].emplace(wj.max_nodes);
       planned_[w] = learned_table(w);
       monotone_[w] = non_decreasing(planned_[w]);
@@ -88,7 +90,7 @@ double ScalingKnowledge::noise_factor() {
 }
 
 bool ScalingKnowledge::report(std::size_t w, int nodes, double samples, double period_s) {
-  if (source_ != ScalingSource::kLearned || samples <= 0 || period_s <= 0) return false;
+  if (!learns(source_) || samples <= 0 || period_s <= 0) return false;
   if (!models_[w]) models_[w].emplace(workload_[w].max_nodes);
   models_[w]->observe(nodes, samples / period_s * noise_factor());
   ++reports_;

@@ -356,7 +356,7 @@ absl::StatusOr<ReplayResult> Replay::run() {
   owner_.assign(n_nodes, -1);
   idle_since_.assign(n_nodes, trace_.start);
   result_.jobs.resize(workload_.size());
-  const bool learning = options_.scaling == ScalingSource::kLearned;
+  const bool learning = learns(options_.scaling);
   const double period = options_.learn.report_period_s;
   if (learning && !(period > 0)) return absl::InvalidArgumentError("report period must be > 0");
   // Report ticks at start + k * period; the first one due after `after`.

@@ -57,9 +57,11 @@ Semantics:
   every --report-period seconds each job holding nodes reports samples/s made in the period times
   a seeded normal noise factor (--report-noise, --seed), the first report after its nodes changed
   is dropped, and the planner uses elasticd's ScalingModel (a report that moves a table by >10%
-  re-plans); none plans with 1 per node for every job. Learned and none ignore Os (the objective
-  decides the value: throughput = the table, speedup = table / table(1)). Progress and all metrics
-  use the true Ps tables in every mode.
+  re-plans); probing is learned with active probing: from a job's largest measured count to twice
+  it, its table assumes the serial fraction of the better quarter of the measured jobs where that
+  is more optimistic than its own; none plans with 1 per node for every job. Learned, probing and
+  none ignore Os (the objective decides the value: throughput = the table, speedup = table /
+  table(1)). Progress and all metrics use the true Ps tables in every mode.
   --scale-workload K runs K copies of the job list side by side (copy k of job J is J#k, arriving
   with J), admits K x --max-running jobs, and repeats the copies back to back in time (J@r, shifted
   by r x (submission span + mean gap)) until the trace ends; 'auto' picks the fewest copies for
@@ -73,6 +75,7 @@ Semantics:
 std::optional<replay::ScalingSource> scaling_source(const std::string& name) {
   if (name == "oracle") return replay::ScalingSource::kOracle;
   if (name == "learned") return replay::ScalingSource::kLearned;
+  if (name == "probing") return replay::ScalingSource::kProbing;
   if (name == "none") return replay::ScalingSource::kNone;
   return std::nullopt;
 }
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
   app.add_option("--compare", compare,
                  "Comma-separated solvers to run side by side, e.g. milp,equal-share");
   app.add_option("--scaling", scaling,
-                 "What the planner knows of scalability: oracle | learned | none, or a "
+                 "What the planner knows of scalability: oracle | learned | probing | none, or a "
                  "comma-separated list to run side by side")
       ->capture_default_str();
   app.add_option("--report-period", learn.report_period_s,
@@ -194,10 +197,10 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<std::string> scalings = absl::StrSplit(scaling, ',', absl::SkipEmpty());
-  if (scalings.empty()) return bad("--scaling: empty (oracle, learned, none)");
+  if (scalings.empty()) return bad("--scaling: empty (oracle, learned, probing, none)");
   for (const std::string& sc : scalings) {
     if (!scaling_source(sc)) {
-      return bad("--scaling: unknown '" + echo_token(sc) + "' (oracle, learned, none)");
+      return bad("--scaling: unknown '" + echo_token(sc) + "' (oracle, learned, probing, none)");
     }
   }
   if (!(learn.report_period_s > 0 && learn.report_period_s <= alloc::kMaxSeconds)) {

@@ -24,6 +24,14 @@
 // samples over three seeds; with the typical curve, 1.006 (elastic-replay --scaling learned,
 // docs/replay.md).
 //
+// Active probing (`probe_serial`, off by default): a job's curve beyond its largest measured count
+// n_max is an extrapolation, and a pessimistic one is never corrected, because the planner never
+// gives the job a count it believes is worth little. With probing, the table from n_max up to
+// 2 n_max (one step beyond what was seen) continues with the serial fraction of the better quarter
+// of the measured jobs (probe_serial_fraction) when that is more optimistic than the job's own, and
+// follows the job's own curve from there. The planner then tries the step when even the
+// optimistic value beats the alternatives; the job's reports at that count replace the optimism.
+//
 // The table reproduces the measurements: its value is fit(n) * c(n), where c = m_i / fit(n_i) at
 // measured counts, linear in n between them and held at the nearest one outside them. So measured
 // counts get their medians exactly, other counts follow the Amdahl shape, and nothing jumps. The table
@@ -63,8 +71,11 @@ class ScalingModel {
   // assumed with no data (e.g. unmeasured_prior of the other jobs); non-finite or <= 0 means 1, so
   // a job with neither data nor a prior still competes for nodes and gets measured.
   // `typical_serial` is the serial fraction assumed while the job is measured at one count or
-  // none; values outside (0, 1] mean linear.
-  PiecewiseLinear table(double prior_per_node, double typical_serial = 0.0) const;
+  // none; values outside (0, 1] mean linear. `probe_serial` in [0, 1] turns active probing on
+  // (above): the serial fraction from the largest measured count to twice it, where it is below
+  // the job's own; values outside [0, 1] mean no probing.
+  PiecewiseLinear table(double prior_per_node, double typical_serial = 0.0,
+                        double probe_serial = -1.0) const;
 
   // The fit, for logs and tests: r(1) in samples/s and the serial fraction s. Both 0 with no data.
   double r1() const { return r1_; }
@@ -107,6 +118,10 @@ double unmeasured_prior(double best_r1);
 // The serial fraction of a typical job: the median over `models` of the fits measured at two
 // or more counts (null entries and the others are skipped); 0 when there is none.
 double typical_serial_fraction(std::span<const ScalingModel* const> models);
+
+// The serial fraction of the better quarter of the jobs: the lower quartile over `models` of the fits
+// measured at two or more counts (as typical_serial_fraction); 0 (linear) when there is none.
+double probe_serial_fraction(std::span<const ScalingModel* const> models);
 
 // Whether two tables differ by more than `rel_tol` (relative to the larger value) at some integer
 // count from 1 to the larger table's last count: the runtime re-plans on new throughput data

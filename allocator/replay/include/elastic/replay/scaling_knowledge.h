@@ -4,6 +4,10 @@
 //    multiplicative noise, the first report after a change of its nodes is dropped, and the
 //    planner uses alloc::ScalingModel's table with alloc::unmeasured_prior for jobs not measured
 //    yet, exactly as elasticd does (MalleTrain's online profiling);
+//  * probing — learned, and active probing: a job's table from its largest measured count to
+//    twice it assumes the serial fraction of the better quarter of the measured jobs
+//    (alloc::probe_serial_fraction) where that is more optimistic than its own, so the planner
+//    tries one step beyond what it has seen when even the optimistic value is worth it;
 //  * none    — no scalability information: every job is worth the same per node (BFTrainer
 //    without profiles).
 // The replay always credits progress at the true rates; only the planner's input differs.
@@ -22,7 +26,12 @@
 
 namespace elastic::replay {
 
-enum class ScalingSource { kOracle, kLearned, kNone };
+enum class ScalingSource { kOracle, kLearned, kProbing, kNone };
+
+// Whether the planner learns the tables from reports (learned and probing).
+constexpr bool learns(ScalingSource s) {
+  return s == ScalingSource::kLearned || s == ScalingSource::kProbing;
+}
 
 struct LearnOptions {
   double report_period_s = 10.0;  // a running job reports at every multiple of this after the start
@@ -40,8 +49,9 @@ class ScalingKnowledge {
   // Learned mode: recomputes, from the models of the admitted jobs (`admitted`: their workload
   // indices), what the tables of jobs not fully measured assume, as elasticd does: the rate per
   // node of a job not measured yet (alloc::unmeasured_prior of the largest learned r(1)) and the
-  // serial fraction of a job measured at one count (alloc::typical_serial_fraction). Called once
-  // per plan and per report tick, before fill and report.
+  // serial fraction of a job measured at one count (alloc::typical_serial_fraction); when probing,
+  // also alloc::probe_serial_fraction. Called once per plan and per report tick, before fill and
+  // report.
   void update_priors(std::span<const std::size_t> admitted);
 
   // Sets job.scaling (and job.value for the oracle) for workload job `w` and remembers it as the
@@ -74,6 +84,7 @@ class ScalingKnowledge {
   std::int64_t reports_ = 0;
   double prior_per_node_ = 1.0;  // learned mode: update_priors
   double typical_serial_ = 0.0;
+  double probe_serial_ = -1.0;  // probing: update_priors; -1 is no probing
 };
 
 }  // namespace elastic::replay

@@ -7,7 +7,7 @@
 //    instant is computed from its rate and stall end).
 //  * A held node that leaves the pool is lost at once and the job is charged its shrink stall.
 //  * Arrived jobs are admitted first-come-first-served while fewer than max_running are admitted.
-//  * With ScalingSource::kLearned, report instants (every learn.report_period_s while a job holds
+//  * With ScalingSource::kLearned or kProbing, report instants (every learn.report_period_s while a job holds
 //    nodes) are events too; a report that moves a learned table enough re-plans.
 //  * The allocator is called whenever the pool or the set of jobs changed (it is skipped when its
 //    input equals the previous call's, or when only nodes joined and every job is at its maximum);
