@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "fmt/core.h"
+
 namespace elastic::examples {
 
 std::unique_ptr<rt::Session> join_or_exit(const char* program, int* argc, char*** argv) {
@@ -78,20 +80,20 @@ void finish(rt::Session& session, const char* program, absl::StatusOr<rt::RunRes
   if (!measured.ok()) fail(session, program, 4, measured.status().ToString());
   const double accuracy = *measured;
   const bool completed = epochs_done >= flags.epochs;
+  // This process's share of the job: a job the runtime stopped and restarted ran in several.
+  const std::string this_run =
+      fmt::format("this run: {:.0f} s, {} recoveries, {} membership changes", meter.seconds(),
+                  result.recoveries, result.changes);
   if (result.comm->rank() == 0 && completed) {
-    std::printf(
-        "final test accuracy %.4f after %lld steps, %.0f s (%d recoveries, %d membership "
-        "changes)\n",
-        accuracy, static_cast<long long>(result.steps), meter.seconds(), result.recoveries,
-        result.changes);
+    std::printf("final test accuracy %.4f after %lld steps (%s)\n", accuracy,
+                static_cast<long long>(result.steps), this_run.c_str());
   } else if (result.comm->rank() == 0) {
     std::printf(
-        "stopped by the runtime in epoch %llu of %llu: test accuracy %.4f after %lld steps (%d "
-        "recoveries, %d membership changes); not a completed run, so no accuracy target "
-        "applies\n",
+        "stopped by the runtime in epoch %llu of %llu: test accuracy %.4f after %lld steps (%s); "
+        "not a completed run, so no accuracy target applies\n",
         static_cast<unsigned long long>(epochs_done + 1),
         static_cast<unsigned long long>(flags.epochs), accuracy,
-        static_cast<long long>(result.steps), result.recoveries, result.changes);
+        static_cast<long long>(result.steps), this_run.c_str());
   }
   std::fflush(stdout);
   result.comm.reset();

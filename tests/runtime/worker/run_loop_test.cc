@@ -15,6 +15,10 @@
 //   RunLoopScripted.GrowKillShrink    a Membership that grows at step 100 (a waiting rank joins:
 //                                     bit-identical parameters before its first step), loses a rank
 //                                     to SIGKILL at step 120 and shrinks on notice at step 140.
+//   RunLoopScripted.StopCheckpoints   a Membership that stops the job at step 37 (the runtime's
+//                                     plan stopping it): the durable checkpoint holds step 37, not
+//                                     the last commit's (30), with the model and sampler as they
+//                                     were after that step, so the restart redoes nothing.
 #include <mpi.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -23,6 +27,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -359,6 +365,85 @@ TEST(RunLoopScripted, GrowKillShrink) {
   alarm(10);  // MPI_Finalize after a peer failure can hang in Open MPI 5.0.7
   MPI_Finalize();
   std::exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+// Stops the job (kStop, as elasticd's stop directive) once step `stop_at` passed, over all ranks.
+class StoppingMembership final : public Membership {
+ public:
+  StoppingMembership(MPI_Comm comm, const std::int64_t* step, std::int64_t stop_at)
+      : comm_(comm), step_(step), stop_at_(stop_at) {}
+  MPI_Comm comm() const override { return comm_; }
+  void report(std::int64_t) override {}
+  absl::StatusOr<Event> step_boundary(bool done) override {
+    int flag = done || *step_ >= stop_at_ ? 1 : 0;
+    if (MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, comm_) != MPI_SUCCESS) {
+      return absl::AbortedError("step boundary failed");
+    }
+    return flag != 0 ? Event::kStop : Event::kContinue;
+  }
+  absl::StatusOr<Event> recover() override { return absl::AbortedError("no failure expected"); }
+
+ private:
+  MPI_Comm comm_;
+  const std::int64_t* step_;
+  std::int64_t stop_at_;
+};
+
+TEST(RunLoopScripted, StopCheckpoints) {
+  int wrank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  constexpr std::uint64_t kN = 2003;
+  constexpr std::int64_t kStopAt = 37;
+  // One path for all ranks: rank 0's pid.
+  int pid = static_cast<int>(getpid());
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::filesystem::path ckpt =
+      std::filesystem::temp_directory_path() / ("run_loop_stop_" + std::to_string(pid));
+  Job job(kN, 1009, wrank);
+  State state;
+  ASSERT_TRUE(job.register_in(state).ok());
+  Sampler sampler(kN, 4, 11, 0, 1);
+  std::int64_t done_steps = 0;
+  StoppingMembership membership(MPI_COMM_WORLD, &done_steps, kStopAt);
+  RunOptions opts;
+  opts.epochs = kEpochs;
+  opts.commit_every = 10;
+  opts.checkpoint_path = ckpt;
+  opts.checkpoint_every_commits = 1000;  // none due before the stop
+  auto step = [&](const StepContext& c) -> absl::Status {
+    absl::Status st = job.step(c);
+    if (st.ok()) done_steps = c.step + 1;
+    return st;
+  };
+  absl::StatusOr<RunResult> r = run(membership, state, sampler, step, opts, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, Outcome::kFinished);
+  EXPECT_EQ(r->steps, kStopAt);
+  ASSERT_LT(sampler.epoch(), kEpochs);
+  if (wrank == 0) {
+    // What a restarted job loads: the same registration as run() makes, fresh memory.
+    Job loaded(kN, 1009, 99);
+    Sampler loaded_sampler(kN, 4, 11, 0, 1);
+    std::int64_t loaded_step = -1;
+    State fresh;
+    ASSERT_TRUE(loaded.register_in(fresh).ok());
+    ASSERT_TRUE(fresh.add_object("elastic.sampler", &loaded_sampler).ok());
+    ASSERT_TRUE(fresh.add_scalar("elastic.step", &loaded_step).ok());
+    const absl::Status st = fresh.load_checkpoint(ckpt);
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_EQ(loaded_step, kStopAt);
+    EXPECT_EQ(loaded_sampler.processed_in_epoch(), sampler.processed_in_epoch());
+    EXPECT_EQ(
+        std::memcmp(loaded.params.data(), job.params.data(), job.params.size() * sizeof(float)), 0);
+    EXPECT_EQ(loaded.counts, job.counts);
+    std::filesystem::remove(ckpt);
+    std::printf("checkpoint at the stop: step %lld, %llu samples of epoch %llu processed\n",
+                static_cast<long long>(loaded_step),
+                static_cast<unsigned long long>(loaded_sampler.processed_in_epoch()),
+                static_cast<unsigned long long>(loaded_sampler.epoch()));
+    if (!::testing::Test::HasFailure()) std::printf("STOP CHECKPOINT PASSED\n");
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace

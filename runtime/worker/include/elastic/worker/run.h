@@ -30,6 +30,10 @@
 //                         1, 3, 4 and on_reset(kChanged) over the new membership; a joining rank
 //                         enters run() and meets them at 1. Leavers (kLeave) return from run() at
 //                         once with Outcome::kLeft: call session.exit(0).
+//   stopped by the runtime (step_boundary -> kStop before the last epoch: the plan stopped the job,
+//                         and elasticd restarts it later from its durable checkpoint) every rank
+//                         commits the step it is at and rank 0 writes the durable checkpoint now,
+//                         so the restart redoes no step; then run() returns (kFinished).
 //   failure               (Aborted or DeadlineExceeded from the step, on_epoch_end, a sync or the step
 //                         boundary) session.recover() (COLLECTIVE over the survivors: ULFM revoke,
 //                         shrink, agree, each agreement <= RepairOptions::agree_timeout), then
