@@ -75,6 +75,7 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
     JobRecord job = *it;
     if (event == "started") {
       job.state = JobState::kRunning;
+      job.reason.clear();
       job.started_at = t;
       job.nodes = r.value("nodes", std::vector<std::string>{});
       job.ranks = r.value("ranks", 0);
@@ -93,10 +94,12 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       job.nodes.clear();
     } else if (event == "requeued") {
       // Off its nodes but not over: waits to start again (the daemon's own view of it is the
-      // same to_restart); its history (starts, rescales, checkpoint) is kept.
+      // same to_restart) and says why; its history (starts, rescales, checkpoint) is kept.
       job.state = JobState::kToRestart;
       job.nodes.clear();
       job.ranks = 0;
+      job.reason = r.value("reason", std::string());
+      job.samples_done = r.value("samples_done", job.samples_done);
     } else if (event == "failed" || event == "cancelled") {
       job.state = event == "failed" ? JobState::kFailed : JobState::kCancelled;
       job.ended_at = t;
@@ -299,8 +302,9 @@ absl::Status Journal::failed(std::string_view job, std::string_view reason) {
 absl::Status Journal::cancelled(std::string_view job, std::string_view reason) {
   return append("cancelled", job, {{"reason", reason}});
 }
-absl::Status Journal::requeued(std::string_view job, std::string_view reason) {
-  return append("requeued", job, {{"reason", reason}});
+absl::Status Journal::requeued(std::string_view job, std::string_view reason,
+                               std::int64_t samples_done) {
+  return append("requeued", job, {{"reason", reason}, {"samples_done", samples_done}});
 }
 
 }  // namespace elastic::rt

@@ -303,8 +303,7 @@ void Daemon::write_status() {
     js.ranks = j.group ? j.group->ranks() : 0;
     js.samples_per_s = j.samples_per_s;
     js.step_s = j.group ? j.group->step_s() : 0.0;
-    js.samples_done = j.group ? static_cast<std::int64_t>(j.samples_base + j.group->samples_total())
-                              : j.rec.samples_done;
+    js.samples_done = j.samples_done();
     js.target_samples = j.rec.spec.target_samples.value_or(0);
     js.rescales = j.rescales;
     js.min_nodes = j.rec.spec.min_nodes;

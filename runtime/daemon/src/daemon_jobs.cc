@@ -42,8 +42,7 @@ absl::StatusOr<std::filesystem::path> Daemon::command_path(const JobSpec& spec) 
 
 void Daemon::finish_job(Job& job, JobState state, const std::string& reason) {
   const std::string& id = job.rec.spec.id;
-  const auto samples =
-      static_cast<std::int64_t>(job.samples_base + (job.group ? job.group->samples_total() : 0.0));
+  const std::int64_t samples = job.samples_done();
   if (job.group) {
     if (job.group->active()) job.group->abort();
     note_departed(*job.group);
@@ -79,17 +78,18 @@ void Daemon::finish_job(Job& job, JobState state, const std::string& reason) {
 }
 
 void Daemon::requeue(Job& job, const std::string& why) {
+  job.rec.samples_done = job.samples_done();
   if (job.group) {
-    job.samples_base += job.group->samples_total();
     if (job.group->active()) job.group->abort();
     note_departed(*job.group);
     job.group.reset();
   }
   job.rec.state = JobState::kToRestart;
+  job.rec.reason = why;
   job.rec.nodes.clear();
   job.rec.ranks = 0;
   job.samples_per_s = 0;
-  (void)journal_.append("requeued", job.rec.spec.id, {{"reason", why}});
+  (void)journal_.requeued(job.rec.spec.id, why, job.rec.samples_done);
   log("job_requeued", {{"job", job.rec.spec.id}, {"reason", why}});
 }
 
@@ -217,6 +217,7 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   job.start_failures = 0;
   retry_delay_ = {};
   job.rec.state = JobState::kRunning;
+  job.rec.reason.clear();
   job.rec.started_at = unix_now();
   job.rec.nodes = job.group->nodes();
   job.rec.ranks = job.group->ranks();

@@ -315,13 +315,21 @@ up_requeue)
   pool
   wait_for 60 '[ "$(journal_events fm)" = "submitted started requeued started requeued" ]' \
     || fail "not requeued on an empty pool: $(journal_events fm)"
+  # A job waiting to restart keeps the samples of its runs so far (it showed 0 and Prometheus saw
+  # the counter reset), in the daemon's status, in the journal, and after the daemon is gone.
+  wait_for 10 '[ "$(job_field fm state)" = to_restart ]' || fail "status: $(job_field fm state)"
+  [ "$(job_field fm reason)" = "the plan gave it no nodes" ] || fail "requeue reason: $(job_field fm reason)"
+  done_before=$(job_field fm samples_done)
+  [ "$done_before" -gt 0 ] || fail "a requeued job shows $done_before samples done"
   stop_up
   expect_rc 0 "$elastic" status --json
-  [ "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["state"])')" = to_restart ] \
-    || fail "journal replay without a daemon: $out"
+  [ "$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(j["state"], j["samples_done"])')" \
+    = "to_restart $done_before" ] || fail "journal replay without a daemon (samples done $done_before): $out"
   start_up --fake-nodes 2 --slots 1 --hostfile "$tmp/pool"
   [ ! -s "$tmp/pool" ] || fail "elastic up rewrote the pool: $(cat "$tmp/pool")"
-  [ "$(job_field fm state)" = to_restart ] || fail "replayed job state $(job_field fm state)"
+  [ "$(job_field fm state) / $(job_field fm reason)" = "to_restart / the plan gave it no nodes" ] \
+    || fail "replayed job state $(job_field fm state) / $(job_field fm reason)"
+  [ "$(job_field fm samples_done)" = "$done_before" ] || fail "replayed samples done $(job_field fm samples_done), was $done_before"
   pool node01
   wait_for 60 '[ "$(journal_events fm)" = "submitted started requeued started requeued started" ]' \
     || fail "not started again: $(journal_events fm) / $(tail -5 "$tmp/up.log")"

@@ -80,7 +80,8 @@ TEST(Journal, ReplayRebuildsStates) {
 
 // Every event elasticd journals (runtime/daemon/src/daemon.cc: submitted, started, rescaled,
 // requeued, finished, failed, cancelled) replays without a warning. "requeued" (all of a job's
-// nodes taken back) puts the job back to waiting, keeping it and its history; it can start again.
+// nodes taken back) puts the job back to waiting, keeping it, its history and the samples of its
+// runs so far; it can start again.
 TEST(Journal, RequeuedJobWaitsAndStartsAgain) {
   TempDir dir;
   const auto path = dir / "journal.jsonl";
@@ -93,11 +94,11 @@ TEST(Journal, RequeuedJobWaitsAndStartsAgain) {
       ASSERT_TRUE(j->rescaled(id, {"n1"}, 1, "shrink").ok());
     }
     ASSERT_TRUE(j->checkpoint("waiting", "/ckpt/w", 300).ok());
-    // The daemon's own spelling of the record (it calls append directly).
+    // A record written before requeues carried the samples: the count it had is kept.
     ASSERT_TRUE(j->append("requeued", "waiting", {{"reason", "all nodes taken back"}}).ok());
-    ASSERT_TRUE(j->requeued("again", "all nodes taken back").ok());
+    ASSERT_TRUE(j->requeued("again", "all nodes taken back", 4096).ok());
     ASSERT_TRUE(j->started("again", {"n3"}, 1).ok());
-    ASSERT_TRUE(j->requeued("ended", "all nodes taken back").ok());
+    ASSERT_TRUE(j->requeued("ended", "all nodes taken back", 512).ok());
     ASSERT_TRUE(j->started("ended", {"n4"}, 1).ok());
     ASSERT_TRUE(j->failed("ended", "rank 0 exited with code 1").ok());
   }
@@ -114,11 +115,13 @@ TEST(Journal, RequeuedJobWaitsAndStartsAgain) {
   EXPECT_EQ(waiting->rescales, 1);
   EXPECT_EQ(waiting->checkpoint, "/ckpt/w");
   EXPECT_EQ(waiting->samples_done, 300);
-  EXPECT_TRUE(waiting->reason.empty());  // not failed
+  EXPECT_EQ(waiting->reason, "all nodes taken back");  // why it waits
   const JobRecord* again = find(*r, "again");
   EXPECT_EQ(again->state, JobState::kToRestart);  // was running again when the daemon went away
   EXPECT_EQ(again->nodes, (std::vector<std::string>{"n3"}));
   EXPECT_EQ(again->starts, 2);
+  EXPECT_EQ(again->samples_done, 4096);  // its earlier run's, which the next run adds to
+  EXPECT_TRUE(again->reason.empty());    // started since
   EXPECT_EQ(find(*r, "ended")->state, JobState::kFailed);
   EXPECT_EQ(find(*r, "ended")->starts, 2);
 

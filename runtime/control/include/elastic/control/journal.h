@@ -12,7 +12,8 @@
 //   rescaled  {"nodes": [...], "ranks": N, "reason": "..."}
 //   checkpoint {"path": "...", "samples_done": N}
 //   finished  {"samples_done": N}           failed    {"reason": "..."}
-//   cancelled {"reason": "..."}              requeued  {"reason": "..."}
+//   cancelled {"reason": "..."}
+//   requeued  {"reason": "...", "samples_done": N}   (N: the samples of every run so far)
 #pragma once
 
 #include <cstdint>
@@ -44,8 +45,8 @@ struct JobRecord {
   int rescales = 0;
   int starts = 0;          // how many times it was started (restarts = starts - 1)
   std::string checkpoint;  // last durable checkpoint ("" = none; falls back to spec.checkpoint)
-  std::int64_t samples_done = 0;  // at the last checkpoint / finish
-  std::string reason;             // failed/cancelled
+  std::int64_t samples_done = 0;  // processed by its runs so far: at the last requeue / finish
+  std::string reason;  // failed/cancelled: why; to_restart: why it was taken off its nodes
 };
 
 struct JournalReplay {
@@ -108,7 +109,7 @@ class Journal {
   absl::Status finished(std::string_view job, std::int64_t samples_done);
   absl::Status failed(std::string_view job, std::string_view reason);
   absl::Status cancelled(std::string_view job, std::string_view reason);
-  absl::Status requeued(std::string_view job, std::string_view reason);
+  absl::Status requeued(std::string_view job, std::string_view reason, std::int64_t samples_done);
 
  private:
   Journal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}

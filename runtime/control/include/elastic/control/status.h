@@ -37,7 +37,7 @@ struct JobStatus {
   int min_nodes = 0;
   int max_nodes = 0;
   std::string command;
-  std::string reason;  // why it failed / was cancelled
+  std::string reason;  // why it failed / was cancelled / waits to restart
   friend bool operator==(const JobStatus&, const JobStatus&) = default;
 };
 

@@ -65,7 +65,6 @@ class Daemon {
     std::unique_ptr<JobGroup> group;
     int rescales = 0;
     double samples_per_s = 0;
-    double samples_base = 0;  // samples of earlier runs (restarts)
     // A job submitted without a [scaling] table: its throughput curve as learned from its progress
     // reports (MalleTrain-style profiling), and the table the last plan used.
     std::optional<alloc::ScalingModel> learned;
@@ -75,6 +74,11 @@ class Daemon {
     int start_failures = 0;  // starts in a row that the launcher refused
     std::uint64_t output_dropped = 0;  // bytes of its output cut by bound_outputs()
     // Queued, running or to be restarted: a job the plans are for.
+    // Samples processed by all of its runs: the earlier ones (rec.samples_done, journaled at each
+    // requeue) and the current one.
+    std::int64_t samples_done() const {
+      return rec.samples_done + (group ? static_cast<std::int64_t>(group->samples_total()) : 0);
+    }
     bool active() const {
       return rec.state == JobState::kQueued || rec.state == JobState::kRunning ||
              rec.state == JobState::kToRestart;
