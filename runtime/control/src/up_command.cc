@@ -1,5 +1,7 @@
 #include "elastic/control/up_command.h"
 
+#include <string>
+
 #include "fmt/format.h"
 
 namespace elastic::rt {
@@ -7,6 +9,9 @@ namespace elastic::rt {
 std::vector<std::string> compose_up_command(const UpOptions& o) {
   std::vector<std::string> argv = {o.mpirun.string(), "--with-ft", "ulfm", "-n", "1",
                                    "--bind-to",       "none"};
+  if (!o.fake_nodes) {
+    argv.insert(argv.end(), {"--prtemca", "rml_base_radix", std::to_string(kFlatRoutingRadix)});
+  }
   if (!o.fake_nodes && !o.launch_agent.empty()) {
     argv.insert(argv.end(), {"--prtemca", "plm_ssh_agent", o.launch_agent.string()});
   }

@@ -189,7 +189,7 @@ up)
   printf 'n1 slots=4\nn2 slots=4\n' >"$tmp/granted"
   expect_rc 0 "$elastic" up --hostfile "$tmp/granted" --agent /usr/bin/rsh --dry-run --mpirun mpirun \
     --elasticd /opt/bin/elasticd
-  want="mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent /usr/bin/rsh /opt/bin/elasticd --hostfile $tmp/granted --state-dir $tmp/state"
+  want="mpirun --with-ft ulfm -n 1 --bind-to none --prtemca rml_base_radix 16384 --prtemca plm_ssh_agent /usr/bin/rsh /opt/bin/elasticd --hostfile $tmp/granted --state-dir $tmp/state"
   [ "$out" = "$want" ] || fail "cluster dry-run line:\n got: $out\nwant: $want"
   expect_rc 2 "$elastic" up --dry-run
   contains "$err" "--hostfile FILE or --fake-nodes N"

@@ -121,13 +121,15 @@ TEST(UpCommand, ClusterModeGivesElasticdTheHostfileAndMpirunTheAgent) {
   o.launch_agent = "/usr/bin/rsh";
   o.mpirun_args = {"--mca", "coll", "^han"};
   o.elasticd_args = {"--grace-s", "10"};
-  EXPECT_EQ(shell_join(compose_up_command(o)),
-            "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
-            "/usr/bin/rsh --mca coll '^han' /usr/bin/elasticd --hostfile '/s/granted hosts' "
-            "--state-dir /s --grace-s 10");
+  EXPECT_EQ(
+      shell_join(compose_up_command(o)),
+      "/opt/ompi/bin/mpirun --with-ft ulfm -n 1 --bind-to none --prtemca rml_base_radix 16384 "
+      "--prtemca plm_ssh_agent /usr/bin/rsh --mca coll '^han' /usr/bin/elasticd --hostfile "
+      "'/s/granted hosts' "
+      "--state-dir /s --grace-s 10");
   o.launch_agent.clear();
   const auto plain = compose_up_command(o);
-  EXPECT_EQ(std::count(plain.begin(), plain.end(), "--prtemca"), 0);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "--prtemca"), 1);  // the radix only
   EXPECT_EQ(shell_join({"it's"}), "'it'\\''s'");
 }
 
@@ -142,8 +144,9 @@ TEST(UpCommand, SlurmStepsKeepDaemonsAttachedAndRanksOnSigterm) {
   o.launch_agent = "/b/elastic-slurm-agent";
   o.slurm_steps = true;
   EXPECT_EQ(shell_join(compose_up_command(o)),
-            "mpirun --with-ft ulfm -n 1 --bind-to none --prtemca plm_ssh_agent "
-            "/b/elastic-slurm-agent --leave-session-attached /b/elasticd --hostfile /s/hosts "
+            "mpirun --with-ft ulfm -n 1 --bind-to none --prtemca rml_base_radix 16384 --prtemca "
+            "plm_ssh_agent /b/elastic-slurm-agent --leave-session-attached /b/elasticd --hostfile "
+            "/s/hosts "
             "--state-dir /s --ranks-ignore-sigterm");
   o.fake_nodes = true;  // label mode has no remote daemons: nothing of this applies
   const auto fake = compose_up_command(o);

@@ -3,7 +3,7 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_job kill_mid_spawn unreachable_host churn learn
+# shrink_notice leader_leaves kill kill_relay kill_job kill_mid_spawn unreachable_host churn learn
 # restart bad_input output_bound spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
@@ -106,6 +106,46 @@ case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   out k | grep -q WRONG && fail "wrong allreduce"
   [ "$(out k | grep -c '^recovered')" -ge 3 ] || fail "expected recoveries"
+}
+
+# PRRTE routes over a tree of daemons, 64 children each by default: past 64 hosts a daemon relays
+# for others, and its node's loss cut them off too. The box has 8 hosts, so a chain (routing radix
+# 1, through the environment: h1's daemon relays for h2's, h2's for h3's, ...) stands in for a
+# larger cluster's tree. First, without elastic up's radix, h2's loss takes h3 and h4 with it (the
+# stand-in works); then, with the radix `elastic up` passes on the command line (which overrides
+# the environment), h2's loss costs h2 only, and the job grows back onto it.
+case_kill_relay() {
+  local flat
+  hosts_range 4
+  flat=$("$ELASTIC" --state-dir "$T/dry" up --hostfile "$H" --mpirun "$MPIRUN" \
+           --elasticd "$ELASTICD" --agent /bin/true --dry-run | grep -o -- '--prtemca rml_base_radix [0-9]*')
+  [ -n "$flat" ] || fail "elastic up passes no routing radix"
+  export PRTE_MCA_rml_base_radix=1
+  local base=("${BOX_MPIRUN_ARGS[@]}") setting lost
+  for setting in chain flat; do
+    [ $setting = chain ] || { BOX_MPIRUN_ARGS=("${base[@]}" $flat); S=$T/state-flat; hosts_range 4; }
+    start_daemon
+    SUBMIT_TOML=$(linear_scaling 4) submit $setting 100000 1 4
+    wait_for 60 "[ \"\$(job_ranks $setting)\" = 4 ]" || fail "$setting: job did not reach 4 ranks"
+    sleep 1
+    kill_node h2
+    wait_for 60 "[ \$(count_events node_lost '\"h2\"') -ge 1 ]" || fail "$setting: loss of h2 not seen"
+    sleep 5  # time for the daemons behind h2 to be declared lost too
+    lost=$(for h in h1 h3 h4; do [ "$(count_events node_lost "\"$h\"")" -ge 1 ] && echo $h; done | xargs)
+    echo "$setting ($(printf '%s ' "${BOX_MPIRUN_ARGS[@]}" | grep -o 'rml_base_radix [0-9]*' || echo "radix 1 from the environment")): h2 killed, also lost: ${lost:-none}"
+    if [ $setting = chain ]; then
+      [ -n "$lost" ] || fail "the chain did not route through h2: nothing behind it was lost"
+      kill -TERM "$DAEMON_PID"; wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -KILL "$DAEMON_PID"
+      kill_all_hosts
+      continue
+    fi
+    [ -z "$lost" ] || fail "h2's loss took $lost with it"
+    wait_for 60 '[ "$(job_ranks flat)" = 3 ]' || fail "job did not continue on 3 ranks"
+    hosts_list h1 h3 h4
+    sleep 1.5
+    hosts_range 4
+    wait_for 60 '[ "$(job_ranks flat)" = 4 ]' || fail "job did not grow back onto h2"
+  done
 }
 
 case_kill_job() {  # every rank of a job dies at once (its only host, daemon included)

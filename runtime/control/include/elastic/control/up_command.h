@@ -30,8 +30,15 @@ struct UpOptions {
   std::vector<std::string> elasticd_args;  // extra, after the program's own
 };
 
-// Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none [--prtemca plm_ssh_agent AGENT]
-//               [--leave-session-attached] [mpirun_args]
+// PRRTE routes its messages over a tree of daemons with this many children per daemon (64 by
+// default): on a larger allocation a daemon relays for others, and the loss of its node cut them
+// off too (their nodes marked lost, their ranks killed). With this radix mpirun's own daemon is
+// every other daemon's parent up to that many hosts, so a node's loss costs that node only. Below
+// 46341, so that PRRTE's radix arithmetic (radix squared, in an int) cannot overflow.
+inline constexpr int kFlatRoutingRadix = 16384;
+
+// Cluster:    mpirun --with-ft ulfm -n 1 --bind-to none --prtemca rml_base_radix 16384
+//               [--prtemca plm_ssh_agent AGENT] [--leave-session-attached] [mpirun_args]
 //               ELASTICD --hostfile HOSTFILE --state-dir DIR [--ranks-ignore-sigterm] [elasticd_args]
 //             (the two in brackets with slurm_steps)
 // Fake nodes: mpirun --with-ft ulfm -n 1 --bind-to none [mpirun_args]
