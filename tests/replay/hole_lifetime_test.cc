@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "elastic/allocator/hole_survival.h"
+#include "elastic/allocator/pool_holes.h"
 #include "elastic/replay/simulator.h"
 
 namespace elastic::replay {
@@ -54,6 +55,39 @@ TEST(HoleSurvival, KaplanMeierWithOpenHolesCensored) {
   // Nothing seen: a hole lasts the whole horizon.
   const alloc::HoleSurvival empty(alloc::HoleLifetime{}, {});
   EXPECT_DOUBLE_EQ(empty.expected_residual(5, 300), 300);
+}
+
+// elasticd's view: named nodes joining and leaving its pool give the same estimate as the holes
+// above (ended 10, 10, 40, 100 s; open for 20 and 50 s at the query).
+TEST(PoolHoles, NamedJoinsAndLeavesGiveTheKaplanMeierResidual) {
+  alloc::PoolHoles pool;
+  pool.join("a", 0);
+  pool.join("b", 0);
+  pool.join("a", 5);  // in the pool already: its hole still started at 0
+  pool.leave("a", 10);
+  pool.leave("b", 10);
+  pool.leave("b", 11);  // not in the pool: nothing ends
+  pool.join("a", 60);
+  pool.leave("a", 100);  // 40 s
+  pool.join("c", 0);
+  pool.leave("c", 100);  // 100 s
+  pool.join("old", 150);
+  pool.join("young", 180);
+  EXPECT_EQ(pool.ended().holes(), 4);
+  alloc::HoleLifetime ended;
+  for (double l : {10.0, 10.0, 40.0, 100.0}) ended.observe(l);
+  const std::vector<double> open = {50, 20};
+  const alloc::HoleSurvival km(ended, open);
+  const std::vector<std::string> names = {"young", "gone", "old"};
+  const std::vector<double> idle = pool.expected_idle_s(names, 200, 1e6);
+  ASSERT_EQ(idle.size(), 3u);
+  EXPECT_DOUBLE_EQ(idle[0], km.expected_residual(20, 1e6));
+  EXPECT_DOUBLE_EQ(idle[1], 0.0);  // not in the pool
+  EXPECT_DOUBLE_EQ(idle[2], km.expected_residual(50, 1e6));
+  EXPECT_GT(idle[0], 0.0);
+  // Past every hole that ended, a node is taken to stay: the cap.
+  const std::vector<std::string> old = {"old"};
+  EXPECT_DOUBLE_EQ(pool.expected_idle_s(old, 400, 300)[0], 300);
 }
 
 traces::WorkloadJob linear_job(const std::string& id, double submit) {

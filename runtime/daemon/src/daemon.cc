@@ -95,6 +95,9 @@ Daemon::Daemon(DaemonOptions options, StateDir dir, DaemonLock lock, Journal jou
     default_ranks_ = default_ranks_per_node(*topo);
   }
   pool_ = watcher_->hosts();
+  // The nodes granted before elasticd started: their holes count from now (their past is unknown).
+  const double now = unix_now();
+  for (const HostEntry& h : pool_) holes_.join(h.name, now);
 }
 
 Daemon::~Daemon() = default;
@@ -139,17 +142,20 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
     return;
   }
   pool_ = u.hosts;
+  const double now = unix_now();
   std::vector<std::string> added;
   for (const HostEntry& h : u.added) {
     added.push_back(h.name);
+    holes_.join(h.name, now);
     lost_.erase(h.name);  // a lost node that comes back is usable again
     leaving_.erase(h.name);
   }
   std::vector<std::string> released;
   for (const std::string& n : u.removed) {
+    holes_.leave(n, now);  // the scheduler took it back: its hole ended
     lost_.erase(n);
     if (occupied(n)) {
-      leaving_[n] = unix_now() + options_.grace_s;
+      leaving_[n] = now + options_.grace_s;
       fast_poll_until_ = Clock::now() + kFastPollFor;
       urgent_ = true;
     } else {

@@ -2,6 +2,7 @@
 // a JobGroup verb (start, grow, shrink, stop), follows their progress (learning throughput curves)
 // and ends them (finished, failed, cancelled, requeued), journaling and logging each step. The
 // event loop that decides when to plan is daemon.cc.
+#include <cmath>
 #include <cstdlib>
 
 #include "elastic/allocator/allocator.h"
@@ -21,6 +22,8 @@ using Clock = std::chrono::steady_clock;
 // the next plans this many times in a row before the job fails: on a cluster that is a node or
 // daemon failing, not the job. A spawn that timed out or an MPI error (Internal) fails at once.
 constexpr int kStartAttempts = 3;
+// --hole-loss: a node's expected idle time is counted up to a day (as elastic-replay does).
+constexpr double kHoleResidualCapS = 86400.0;
 // After a failed start or grow the daemon plans again after this delay, doubled with each failure
 // in a row up to kRetryMax: otherwise the job would wait for the next hostfile change.
 constexpr std::chrono::seconds kRetryFirst{2};
@@ -273,7 +276,13 @@ void Daemon::plan() {
     planned.push_back(&job);
     held.push_back(std::move(held_nodes));
   }
-  const alloc::Problem p = plan_problem(pool_, lost_, std::move(alloc_jobs), options_.plan);
+  std::vector<double> idle_s;
+  if (options_.plan.hole_loss) {
+    std::vector<std::string> names;
+    for (const HostEntry& h : pool_) names.push_back(h.name);
+    idle_s = holes_.expected_idle_s(names, unix_now(), kHoleResidualCapS);
+  }
+  const alloc::Problem p = plan_problem(pool_, lost_, std::move(alloc_jobs), options_.plan, idle_s);
   ++plans_;
   std::vector<std::string> pool_names;
   for (const alloc::Node& n : p.nodes) pool_names.push_back(n.name);
@@ -287,13 +296,18 @@ void Daemon::plan() {
   for (const alloc::JobAllocation& ja : a->jobs) {
     plan.push_back({{"job", ja.id}, {"count", ja.count}, {"nodes", ja.nodes}});
   }
-  log("plan", {{"n", plans_},
-               {"pool", pool_names},
-               {"lost", std::vector<std::string>(lost_.begin(), lost_.end())},
-               {"jobs", inputs},
-               {"solve_ms", a->solve_ms},
-               {"objective", a->objective},
-               {"plan", plan}});
+  nlohmann::json event = {{"n", plans_},
+                          {"pool", pool_names},
+                          {"lost", std::vector<std::string>(lost_.begin(), lost_.end())},
+                          {"jobs", inputs},
+                          {"solve_ms", a->solve_ms},
+                          {"objective", a->objective},
+                          {"plan", plan}};
+  if (p.expect_departures) {  // --hole-loss: what the plan took each node's stay to be
+    for (const alloc::Node& n : p.nodes)
+      event["expected_idle_s"][n.name] = std::round(n.expected_idle_s);
+  }
+  log("plan", std::move(event));
   for (const PlanAction& action : plan_actions(held, *a)) carry_out(*planned[action.job], action);
 }
 

@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
                  "Estimated stall of a shrink, for jobs whose [scaling] gives no shrink_stall_s")
       ->check(elastic::cli::non_negative())
       ->capture_default_str();
+  app.add_flag("--hole-loss", o.plan.hole_loss,
+               "Plan with each node's expected idle time, learned from the hostfile's history (how "
+               "long granted nodes stayed): grows onto nodes likely to leave soon pay for it. "
+               "Pair with a --horizon-s of 60-120 (docs/runtime.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -51,13 +51,17 @@ absl::StatusOr<alloc::Job> plan_job(const JobSpec& spec, std::vector<std::string
 }
 
 alloc::Problem plan_problem(std::span<const HostEntry> pool, const std::set<std::string>& lost,
-                            std::vector<alloc::Job> jobs, const PlanOptions& options) {
+                            std::vector<alloc::Job> jobs, const PlanOptions& options,
+                            std::span<const double> expected_idle_s) {
   alloc::Problem p;
   p.solver = options.solver;
   p.time_limit_s = options.time_limit_s;
   p.horizon_s = options.horizon_s;
-  for (const HostEntry& h : pool) {
-    if (!lost.contains(h.name)) p.nodes.push_back(alloc::Node{h.name, "", false, 1e300});
+  const bool holes = options.hole_loss && expected_idle_s.size() == pool.size();
+  p.expect_departures = holes;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    if (lost.contains(pool[i].name)) continue;
+    p.nodes.push_back(alloc::Node{pool[i].name, "", false, holes ? expected_idle_s[i] : 1e300});
   }
   p.jobs = std::move(jobs);
   return p;

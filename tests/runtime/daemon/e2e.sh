@@ -4,7 +4,7 @@
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill kill_relay kill_job kill_mid_spawn unreachable_host churn learn
-# restart bad_input output_bound spawn_exit.
+# hole_loss restart bad_input output_bound spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -146,6 +146,36 @@ case_kill_relay() {
     hosts_range 4
     wait_for 60 '[ "$(job_ranks flat)" = 4 ]' || fail "job did not grow back onto h2"
   done
+}
+
+# --hole-loss: elasticd learns from the hostfile how long granted nodes stay. h1 and h2 come and
+# go three times (holes of about 3 s) while h3 stays; then all three are granted and a 1-node job
+# submitted at once starts on h3, the node expected to stay longest (by hand, without --hole-loss
+# the same job started on h1, the first free node in the allocator's node order).
+case_hole_loss() {
+  hosts_list h3
+  start_daemon --hole-loss --horizon-s 60
+  local round
+  for round in 1 2 3; do
+    hosts_list h1 h2 h3
+    sleep 3
+    hosts_list h3
+    sleep 1
+  done
+  hosts_list h1 h2 h3
+  submit s 200 1 1
+  wait_for 60 '[ "$(job_ranks s)" = 1 ]' || fail "job did not start"
+  local expected  # in the plan that started it
+  expected=$(python3 -c "
+import json
+for l in open('$S/events.jsonl'):
+    p = json.loads(l)
+    if p['event'] == 'plan' and any(a['job'] == 's' and a['count'] == 1 for a in p['plan']):
+        print(' '.join(f'{n}={p[\"expected_idle_s\"][n]:g}' for n in ('h1', 'h2', 'h3'))); break")
+  echo "started on $(job_nodes s); the plan's expected idle seconds: $expected"
+  [ "$(job_nodes s)" = h3 ] || fail "started on $(job_nodes s), not on h3 (expected idle: $expected)"
+  [ "$(count_events hostfile)" -ge 7 ] || fail "the hostfile changes were not all seen"
+  wait_for 60 '[ "$(job_state s)" = finished ]' || fail "job did not finish"
 }
 
 case_kill_job() {  # every rank of a job dies at once (its only host, daemon included)

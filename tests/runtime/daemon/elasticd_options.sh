@@ -9,7 +9,7 @@ help=$("$elasticd" --help) || fail "--help exited $?"
 for o in "--solver TEXT:SOLVER=dp " "--solve-time-limit-s FLOAT:POSITIVE=2$" \
          "--horizon-s FLOAT:POSITIVE=10$" "--grow-stall-s FLOAT:NONNEGATIVE=1$" \
          "--shrink-stall-s FLOAT:NONNEGATIVE=0.3$" "--max-output-mb FLOAT:NONNEGATIVE=1024$" \
-         "node-milp" "equal-share"; do
+         "--hole-loss" "node-milp" "equal-share"; do
   echo "$help" | grep -q -- "$o" || fail "--help lacks '$o': $help"
 done
 refused() {  # OPTION VALUE

@@ -133,6 +133,36 @@ TEST(PlanProblem, PoolLessLostNodesWithTheOptionsSolverLimitAndHorizon) {
   EXPECT_TRUE(p.jobs.empty());
 }
 
+// --hole-loss: each pool node's expected idle time, and a 1-node job starts on the node expected
+// to stay longest, whichever place it has in the hostfile.
+TEST(PlanProblem, HoleLossGivesTheNodesExpectedIdleTimes) {
+  PlanOptions o;
+  const std::vector<HostEntry> pool = hosts({"n1", "lost", "n3"});
+  const std::vector<double> idle = {2.0, 50.0, 600.0};
+  absl::StatusOr<alloc::Job> job = plan_job(spec_of("a", 1, 1, {100}), {}, {}, o);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const alloc::Problem plain = plan_problem(pool, {"lost"}, {*job}, o, idle);
+  EXPECT_FALSE(plain.expect_departures);  // not asked for: nodes are taken to stay
+  EXPECT_GT(plain.nodes[0].expected_idle_s, 1e100);
+
+  o.hole_loss = true;
+  o.horizon_s = 60;
+  const alloc::Problem p = plan_problem(pool, {"lost"}, {*job}, o, idle);
+  EXPECT_TRUE(p.expect_departures);
+  ASSERT_EQ(p.nodes.size(), 2u);
+  EXPECT_EQ(p.nodes[0].expected_idle_s, 2.0);
+  EXPECT_EQ(p.nodes[1].expected_idle_s, 600.0);
+  absl::StatusOr<alloc::Allocation> a = alloc::allocate(p);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->jobs[0].nodes, Nodes{"n3"});
+  const std::vector<double> reversed = {600.0, 50.0, 2.0};
+  a = alloc::allocate(plan_problem(pool, {"lost"}, {*job}, o, reversed));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->jobs[0].nodes, Nodes{"n1"});
+  // Sizes that do not match the pool: planned as without it.
+  EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).expect_departures);
+}
+
 // --- plan_actions: held nodes vs a hand-made allocation ---------------------------------------
 
 struct DiffCase {

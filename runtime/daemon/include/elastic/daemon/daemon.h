@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "elastic/allocator/pool_holes.h"
 #include "elastic/allocator/scaling_model.h"
 #include "elastic/control/event_log.h"
 #include "elastic/control/hostfile.h"
@@ -140,6 +141,7 @@ class Daemon {
   Placement placement_;
   int default_ranks_ = 1;
   std::vector<HostEntry> pool_;
+  alloc::PoolHoles holes_;  // when each pool node joined, how long the ended holes lasted
   std::set<std::string> lost_;
   std::map<std::string, double> leaving_;  // removed while held: unix deadline
   // Processes that left their job, by node, until they exit: on this host (fake nodes, or ranks

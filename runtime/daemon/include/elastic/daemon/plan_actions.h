@@ -21,8 +21,8 @@
 
 namespace elastic::rt {
 
-// What elasticd's --solver, --solve-time-limit-s, --horizon-s, --grow-stall-s and
-// --shrink-stall-s set.
+// What elasticd's --solver, --solve-time-limit-s, --horizon-s, --grow-stall-s,
+// --shrink-stall-s and --hole-loss set.
 struct PlanOptions {
   alloc::SolverKind solver = alloc::SolverKind::kDp;
   double time_limit_s = 2.0;  // the daemon's loop waits for the solve: keep it short
@@ -31,6 +31,10 @@ struct PlanOptions {
   // plans of equal value do not shuffle nodes back and forth.
   double grow_stall_s = 1.0;
   double shrink_stall_s = 0.3;
+  // Plan with each node's expected idle time (alloc::PoolHoles, learned from the hostfile's
+  // history): a grow counts what the nodes make while they are expected to stay, less the stalls
+  // their leaving causes (alloc::Problem::expect_departures; docs/replay.md, "Expected loss").
+  bool hole_loss = false;
 };
 
 // The allocator's view of one job holding `held`: bounds, stalls and weight (1 + priority) from
@@ -42,9 +46,12 @@ absl::StatusOr<alloc::Job> plan_job(const JobSpec& spec, std::vector<std::string
 
 // The problem for `jobs`, in their order: the pool less the `lost` nodes, in hostfile order,
 // with the options' horizon, solver and time limit. Held nodes outside that pool stay in the jobs:
-// alloc::allocate drops them, and plan_actions releases them.
+// alloc::allocate drops them, and plan_actions releases them. With options.hole_loss,
+// `expected_idle_s` gives each pool node's expected idle seconds (pool order) and the problem
+// expects departures; without it, or when the sizes differ, nodes are taken to stay.
 alloc::Problem plan_problem(std::span<const HostEntry> pool, const std::set<std::string>& lost,
-                            std::vector<alloc::Job> jobs, const PlanOptions& options);
+                            std::vector<alloc::Job> jobs, const PlanOptions& options,
+                            std::span<const double> expected_idle_s = {});
 
 struct PlanAction {
   enum class Kind {
