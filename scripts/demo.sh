@@ -32,7 +32,8 @@
 # offset in s; 51743 = 14 h 22 min in, where the 8 busiest nodes churn between 2 and 8 idle),
 # DEMO_TRACE_WINDOW (3700 trace s), DEMO_SPEED (25 trace s per wall s, so the window lasts about
 # 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
-# DEMO_REFRESH (5 s); with --slurm: DEMO_MAIN_LOG (SWF), DEMO_MAIN_START (trace s, 864000 = day
+# DEMO_REFRESH (5 s), DEMO_ELASTICD_ARGS (more elasticd options, split at spaces, e.g.
+# "--hole-loss --horizon-s 60"); with --slurm: DEMO_MAIN_LOG (SWF), DEMO_MAIN_START (trace s, 864000 = day
 # 10), DEMO_MAIN_SPEED (12), DEMO_MAIN_MINUTES (3: how long main jobs arrive; the summary waits
 # for the window's end). DEMO_MAIN_SPEED=150 once brought a 6-node main job that preempted 6
 # holders while jobs were starting, and elasticd died with PRRTE's "lost communication with a
@@ -212,6 +213,7 @@ if [ -n "${DEMO_DAEMON_WRAP:-}" ]; then  # e.g. "gdb -batch -ex run -ex bt --arg
   chmod +x "$ELASTICD_RUN"
 fi
 DAEMON_ARGS=(--daemon-arg=--ranks-per-node --daemon-arg 1 --daemon-arg=--grace-s --daemon-arg 10)
+for a in ${DEMO_ELASTICD_ARGS:-}; do DAEMON_ARGS+=("--daemon-arg=$a"); done
 if [ "$SLURM_MODE" = 1 ]; then
   SLURM_ENV=(/usr/bin/env SLURM_CONF="$("$BOX" slurm-conf)")
   # Our processes on a node run as steps of its holder job (docs/slurm.md): --slurm-steps brings
