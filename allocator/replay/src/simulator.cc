@@ -22,9 +22,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The horizon taken from the pool's expected residual idle time stays within these (s).
 constexpr double kMinHoleHorizon = 1.0;
 constexpr double kMaxHoleHorizon = 600.0;
-// The expected remaining idle time from the Kaplan-Meier curve is counted up to this (s): beyond
-// the longest hole seen the curve stays flat, so the mean needs a bound.
-constexpr double kResidualCap = 86400.0;
 
 // One admitted job.
 struct Active {
@@ -172,7 +169,8 @@ void Replay::describe_holes(alloc::Problem& problem) {
     ages.reserve(nodes.size());
     for (int node : nodes) ages.push_back(now_ - idle_since_[node]);
     const alloc::HoleSurvival survival(holes_, ages);
-    for (double age : ages) residual.push_back(survival.expected_residual(age, kResidualCap));
+    for (double age : ages)
+      residual.push_back(survival.expected_residual(age, alloc::kResidualCapS));
   } else {
     for (int node : nodes) residual.push_back(holes_.expected_residual(now_ - idle_since_[node]));
   }

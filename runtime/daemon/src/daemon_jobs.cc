@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "elastic/allocator/allocator.h"
+#include "elastic/allocator/hole_survival.h"
 #include "elastic/control/job_spec.h"
 #include "elastic/daemon/daemon.h"
 #include "fmt/format.h"
@@ -22,8 +23,6 @@ using Clock = std::chrono::steady_clock;
 // the next plans this many times in a row before the job fails: on a cluster that is a node or
 // daemon failing, not the job. A spawn that timed out or an MPI error (Internal) fails at once.
 constexpr int kStartAttempts = 3;
-// --hole-loss: a node's expected idle time is counted up to a day (as elastic-replay does).
-constexpr double kHoleResidualCapS = 86400.0;
 // After a failed start or grow the daemon plans again after this delay, doubled with each failure
 // in a row up to kRetryMax: otherwise the job would wait for the next hostfile change.
 constexpr std::chrono::seconds kRetryFirst{2};
@@ -280,7 +279,7 @@ void Daemon::plan() {
   if (options_.plan.hole_loss) {
     std::vector<std::string> names;
     for (const HostEntry& h : pool_) names.push_back(h.name);
-    idle_s = holes_.expected_idle_s(names, unix_now(), kHoleResidualCapS);
+    idle_s = holes_.expected_idle_s(names, unix_now(), alloc::kResidualCapS);
   }
   const alloc::Problem p = plan_problem(pool_, lost_, std::move(alloc_jobs), options_.plan, idle_s);
   ++plans_;

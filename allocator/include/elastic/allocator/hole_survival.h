@@ -17,6 +17,10 @@
 
 namespace elastic::alloc {
 
+// The bound to which elastic-replay and elasticd count a node's expected remaining idle time (s):
+// beyond the longest hole seen the curve stays flat, so the mean needs one. A day.
+inline constexpr double kResidualCapS = 86400.0;
+
 class HoleSurvival {
  public:
   // `open_ages_s`: the ages of the holes open now (negative or non-finite ones are ignored).
