@@ -119,13 +119,11 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
                                     double probe_serial) const {
   const bool typical = typical_serial > 0 && typical_serial <= 1;
   if (!has_data() && !typical) {
+    // Flat: worth its first node, no more until measured.
     const double per_node = usable_prior(prior_per_node);
     std::vector<int> counts = {1};
-    std::vector<double> values = {per_node};
-    if (max_nodes_ > 1) {
-      counts.push_back(max_nodes_);
-      values.push_back(per_node * max_nodes_);
-    }
+    if (max_nodes_ > 1) counts.push_back(max_nodes_);
+    const std::vector<double> values(counts.size(), per_node);
     return *PiecewiseLinear::create(counts, values);
   }
   std::vector<int> counts;
@@ -172,7 +170,7 @@ PiecewiseLinear ScalingModel::table(double prior_per_node, double typical_serial
 
 double typical_serial_fraction(std::span<const ScalingModel* const> models) {
   std::vector<double> fits = serial_fits(models);
-  return fits.empty() ? 0.0 : median_of(fits.begin(), fits.end());
+  return fits.size() < kTypicalMinFits ? 0.0 : median_of(fits.begin(), fits.end());
 }
 
 double probe_serial_fraction(std::span<const ScalingModel* const> models) {

@@ -112,14 +112,17 @@ TEST(TypicalSerialFraction, MedianOfTheModelsMeasuredAtTwoCounts) {
     m.observe(4, amdahl(50.0, s, 4));
     return m;
   };
-  const ScalingModel a = fitted(0.5), b = fitted(0.1), c = fitted(0.2);
+  const ScalingModel a = fitted(0.5), b = fitted(0.1), c = fitted(0.2), d = fitted(0.4);
   ScalingModel one_count(8);
   one_count.observe(2, 10.0);
   const ScalingModel empty(8);
   std::vector<const ScalingModel*> models = {&a, &one_count, nullptr, &b, &empty};
-  EXPECT_NEAR(typical_serial_fraction(models), 0.3, 1e-9);  // (0.1 + 0.5) / 2
+  static_assert(kTypicalMinFits == 3);
+  EXPECT_EQ(typical_serial_fraction(models), 0.0);  // two fits are not yet what jobs are like
   models.push_back(&c);
   EXPECT_NEAR(typical_serial_fraction(models), 0.2, 1e-9);
+  models.push_back(&d);
+  EXPECT_NEAR(typical_serial_fraction(models), 0.3, 1e-9);  // (0.2 + 0.4) / 2
   EXPECT_EQ(typical_serial_fraction(std::vector<const ScalingModel*>{&one_count, &empty}), 0.0);
   EXPECT_EQ(typical_serial_fraction({}), 0.0);
 }
@@ -182,11 +185,13 @@ TEST(ScalingModel, NoDataUsesThePrior) {
   EXPECT_FALSE(model.has_data());
   EXPECT_EQ(model.distinct_counts(), 0);
   EXPECT_EQ(model.r1(), 0.0);
+  // With no curve known from other jobs either, the prior buys the first node only: flat, so a job
+  // never run is measured on one node instead of taking every node from jobs already running.
   const PiecewiseLinear table = model.table(30.0);
-  for (int n = 1; n <= 12; ++n) EXPECT_DOUBLE_EQ(table.at(n), 30.0 * n);
-  // Without a usable prior a job still gets a unit rate per node, so it can be scheduled.
+  for (int n = 1; n <= 12; ++n) EXPECT_DOUBLE_EQ(table.at(n), 30.0) << "n=" << n;
+  // Without a usable prior a job still gets a unit rate, so it can be scheduled.
   for (double prior : {0.0, -3.0, std::numeric_limits<double>::quiet_NaN()}) {
-    EXPECT_DOUBLE_EQ(model.table(prior).at(5), 5.0) << "prior=" << prior;
+    EXPECT_DOUBLE_EQ(model.table(prior).at(5), 1.0) << "prior=" << prior;
   }
   EXPECT_DOUBLE_EQ(ScalingModel(1).table(30.0).at(3), 30.0);  // flat beyond max_nodes
 }
@@ -200,7 +205,7 @@ TEST(ScalingModel, NoDataFollowsTheTypicalSerialFraction) {
     EXPECT_NEAR(table.at(n), amdahl(30.0, 0.2, n), 5e-4 * amdahl(30.0, 0.2, n)) << "n=" << n;
   }
   for (double s : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
-    EXPECT_DOUBLE_EQ(model.table(30.0, s).at(8), 30.0 * 8) << "s=" << s;
+    EXPECT_DOUBLE_EQ(model.table(30.0, s).at(8), 30.0) << "s=" << s;  // no curve known: flat
   }
   EXPECT_DOUBLE_EQ(model.table(std::numeric_limits<double>::quiet_NaN(), 1.0).at(5), 1.0);
   EXPECT_DOUBLE_EQ(ScalingModel(1).table(30.0, 0.2).at(3), 30.0);  // one node, flat beyond

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <random>
@@ -14,6 +15,7 @@
 
 #include "elastic/allocator/allocator.h"
 #include "elastic/allocator/problem_json.h"
+#include "elastic/allocator/scaling_model.h"
 
 namespace elastic::alloc {
 void PrintTo(SolverKind kind, std::ostream* os) { *os << to_string(kind); }
@@ -161,6 +163,46 @@ TEST(PlanProblem, HoleLossGivesTheNodesExpectedIdleTimes) {
   EXPECT_EQ(a->jobs[0].nodes, Nodes{"n1"});
   // Sizes that do not match the pool: planned as without it.
   EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).expect_departures);
+}
+
+// The demo's plan at 4.5 s (scripts/demo.sh, 2026-11-29): two running jobs measured at one count
+// each, a third never run, and no job measured at two counts yet. The new job's prior (the best
+// r(1) + 10%) was linear, so it looked worth 32,400 samples/s on all 5 hosts against the running
+// jobs' 18,100, and the plan stopped both to start it. Now the prior buys a first node only.
+TEST(PlanActions, AJobNeverRunDoesNotStopTheRunningOnes) {
+  alloc::ScalingModel small(4), base(4);
+  small.observe(4, 12222.0);  // fmnist-small on h1..h4
+  base.observe(1, 5891.0);    // fmnist-base on h6
+  const alloc::ScalingModel wide(6);
+  const std::vector<const alloc::ScalingModel*> models = {&small, &base};
+  const double prior = alloc::unmeasured_prior(std::max(small.r1(), base.r1()));
+  const double serial = alloc::typical_serial_fraction(models);
+  ASSERT_EQ(serial, 0.0);  // no curve known
+
+  const auto job = [](const std::string& id, int min, int max, Nodes held,
+                      const alloc::PiecewiseLinear& table) {
+    JobSpec s;
+    s.id = id;
+    s.command = "/bin/true";
+    s.min_nodes = min;
+    s.max_nodes = max;
+    absl::StatusOr<alloc::Job> j = plan_job(s, std::move(held), table, PlanOptions{});
+    EXPECT_TRUE(j.ok()) << j.status();
+    return *j;
+  };
+  const std::vector<Nodes> held = {{"h1", "h2", "h3", "h4"}, {"h6"}, {}};
+  std::vector<alloc::Job> jobs = {job("small", 1, 4, held[0], small.table(prior, serial)),
+                                  job("base", 1, 4, held[1], base.table(prior, serial)),
+                                  job("wide", 2, 6, held[2], wide.table(prior, serial))};
+  const alloc::Problem p =
+      plan_problem(hosts({"h1", "h2", "h3", "h4", "h6"}), {}, std::move(jobs), PlanOptions{});
+  absl::StatusOr<alloc::Allocation> a = alloc::allocate(p);
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (const PlanAction& action : plan_actions(held, *a)) {
+    EXPECT_NE(action.kind, Kind::kStop) << ::testing::PrintToString(action);
+  }
+  EXPECT_FALSE(a->jobs[0].nodes.empty());
+  EXPECT_FALSE(a->jobs[1].nodes.empty());
 }
 
 // --- plan_actions: held nodes vs a hand-made allocation ---------------------------------------

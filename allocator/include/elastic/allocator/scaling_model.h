@@ -18,11 +18,13 @@
 // slice with 1000 jobs admitted: 0.916 of the oracle's samples against 0.990-0.999 with the
 // typical serial fraction, three seeds; docs/replay.md). Either way, the job's reports at a new count teach the model
 // the rest of its own curve. No data at all gives `prior_per_node` at one node (optimism that gets
-// a new job measured) and the typical serial fraction's curve from there (linear while there is
-// none). A linear prior made every new job look worth the most at any count: with 1000 jobs
-// admitted the planner spread nodes over unmeasured jobs, and hps made 0.989-1.000 of the oracle's
-// samples over three seeds; with the typical curve, 1.006 (elastic-replay --scaling learned,
-// docs/replay.md).
+// a new job measured) and the typical serial fraction's curve from there; while no job has been
+// measured at two counts, nothing beyond the first node (flat). A linear prior made every new job
+// look worth the most at any count: with 1000 jobs admitted the planner spread nodes over
+// unmeasured jobs, and hps made 0.989-1.000 of the oracle's samples over three seeds; with the
+// typical curve, 1.006 (elastic-replay --scaling learned, docs/replay.md). Linear while no curve
+// was known, it made elasticd stop both running jobs of the demo to start a third, never run, on
+// all five hosts (docs/runtime.md, "Jobs without a scaling table").
 //
 // Active probing (`probe_serial`, off by default): a job's curve beyond its largest measured count
 // n_max is an extrapolation, and a pessimistic one is never corrected, because the planner never
@@ -71,7 +73,8 @@ class ScalingModel {
   // assumed with no data (e.g. unmeasured_prior of the other jobs); non-finite or <= 0 means 1, so
   // a job with neither data nor a prior still competes for nodes and gets measured.
   // `typical_serial` is the serial fraction assumed while the job is measured at one count or
-  // none; values outside (0, 1] mean linear. `probe_serial` in [0, 1] turns active probing on
+  // none; values outside (0, 1] mean linear at one count and flat (the prior at every count) at
+  // none. `probe_serial` in [0, 1] turns active probing on
   // (above): the serial fraction from the largest measured count to twice it, where it is below
   // the job's own; values outside [0, 1] mean no probing.
   PiecewiseLinear table(double prior_per_node, double typical_serial = 0.0,
@@ -115,8 +118,14 @@ inline constexpr double kExplorationBonus = 0.1;
 // forever), gets measured, and then competes on its own data; 1 when nothing is known.
 double unmeasured_prior(double best_r1);
 
+// Fits a typical serial fraction needs: one job's curve is not what jobs are like. With one, a job
+// that did not scale made the next one, which did, look flat at the count it was first measured
+// at, so the planner never grew it (e2e runtime.elasticd.learn).
+inline constexpr std::size_t kTypicalMinFits = 3;
+
 // The serial fraction of a typical job: the median over `models` of the fits measured at two
-// or more counts (null entries and the others are skipped); 0 when there is none.
+// or more counts (null entries and the others are skipped); 0 when there are fewer than
+// kTypicalMinFits.
 double typical_serial_fraction(std::span<const ScalingModel* const> models);
 
 // The serial fraction of the better quarter of the jobs: the lower quartile over `models` of the fits
