@@ -18,8 +18,9 @@
 // slice with 1000 jobs admitted: 0.916 of the oracle's samples against 0.990-0.999 with the
 // typical serial fraction, three seeds; docs/replay.md). Either way, the job's reports at a new count teach the model
 // the rest of its own curve. No data at all gives `prior_per_node` at one node (optimism that gets
-// a new job measured) and the typical serial fraction's curve from there; while no job has been
-// measured at two counts, nothing beyond the first node (flat). A linear prior made every new job
+// a new job measured) and the typical serial fraction's curve from there; while there is no
+// typical curve (fewer than kTypicalMinFits jobs measured at two counts), nothing beyond the first
+// node (flat). A linear prior made every new job
 // look worth the most at any count: with 1000 jobs admitted the planner spread nodes over
 // unmeasured jobs, and hps made 0.989-1.000 of the oracle's samples over three seeds; with the
 // typical curve, 1.006 (elastic-replay --scaling learned, docs/replay.md). Linear while no curve
