@@ -7,6 +7,7 @@ find_package(ZLIB REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 find_package(fmt 9 REQUIRED)
+find_package(spdlog 1.10 REQUIRED)
 pkg_check_modules(hwloc REQUIRED IMPORTED_TARGET hwloc)
 
 if(ELASTIC_WITH_MPI)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything libelastic needs on Debian 12, idempotently:
 #   * Debian packages (compilers (clang with libFuzzer for tests/fuzz), lp_solve, hwloc,
-#     GoogleTest/Benchmark, JSON/TOML/CLI libs, clang-format, gnuplot, the Fashion-MNIST dataset,
+#     GoogleTest/Benchmark, JSON/TOML/CLI/logging libs, clang-format, gnuplot, the Fashion-MNIST dataset,
 #     LibTorch and gloo (elastic::torch, example 04), Slurm and munge for the box's real Slurm:
 #     installed with every service start refused, so that no slurmctld, slurmd or munged runs on
 #     the machine);
@@ -28,7 +28,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   liblpsolve55-dev libhwloc-dev libevent-dev zlib1g-dev flex
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev clang-format
+  libabsl-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libspdlog-dev clang-format
   gnuplot-nox dataset-fashion-mnist libtorch-dev libgloo-dev procps python3 patch iproute2 util-linux gdb
   munge slurmctld slurmd slurm-client
 )

@@ -19,10 +19,8 @@ absl::Status errno_status(std::string_view what, const std::filesystem::path& pa
   return absl::InternalError(fmt::format("{} {}: {}", what, path.string(), std::strerror(errno)));
 }
 
-}  // namespace
-
-absl::Status write_file_atomic(const std::filesystem::path& path, std::string_view contents,
-                               unsigned mode) {
+absl::StatusOr<int> replace_file(const std::filesystem::path& path, std::string_view contents,
+                                 unsigned mode, bool keep_open) {
   // The temp name is unique per writer so concurrent writers never share a temp file; a leading
   // '.' and a ".tmp" suffix let directory scanners (queue/, the hostfile watcher) skip it.
   std::random_device rd;
@@ -50,9 +48,10 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
     ::unlink(tmp.c_str());
     return s;
   }
-  ::close(fd);
+  if (!keep_open) ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     absl::Status s = errno_status("cannot rename into", path);
+    if (keep_open) ::close(fd);
     ::unlink(tmp.c_str());
     return s;
   }
@@ -63,7 +62,19 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
     ::fsync(dfd);
     ::close(dfd);
   }
-  return absl::OkStatus();
+  return keep_open ? fd : -1;
+}
+
+}  // namespace
+
+absl::Status write_file_atomic(const std::filesystem::path& path, std::string_view contents,
+                               unsigned mode) {
+  return replace_file(path, contents, mode, /*keep_open=*/false).status();
+}
+
+absl::StatusOr<int> write_file_atomic_open(const std::filesystem::path& path,
+                                           std::string_view contents, unsigned mode) {
+  return replace_file(path, contents, mode, /*keep_open=*/true);
 }
 
 absl::StatusOr<std::string> read_file(const std::filesystem::path& path) {

@@ -1,15 +1,14 @@
 #include "elastic/control/event_log.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <string>
+#include <cstdio>
 #include <utility>
 
 #include "fmt/format.h"
+#include "spdlog/logger.h"
+#include "spdlog/sinks/rotating_file_sink.h"
 
 namespace elastic::rt {
 
@@ -17,34 +16,43 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-absl::StatusOr<EventLog> EventLog::open(const std::filesystem::path& path) {
-  // Owner-only like everything in the state dir (fopen would create it 0666 & ~umask).
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "a");
-  if (f == nullptr) {
-    if (fd >= 0) ::close(fd);
-    return absl::InternalError(
-        fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
-  }
-  return EventLog(f);
+struct EventLog::Sink {
+  std::shared_ptr<spdlog::logger> logger;
+  std::string error;  // set by the logger's error handler, read and cleared by write()
+};
+
+EventLog::EventLog(std::unique_ptr<Sink> sink) : sink_(std::move(sink)) {}
+EventLog::EventLog(EventLog&& other) noexcept = default;
+EventLog& EventLog::operator=(EventLog&& other) noexcept = default;
+EventLog::~EventLog() = default;
+
+std::filesystem::path EventLog::rotated_path(const std::filesystem::path& path, std::size_t n) {
+  return spdlog::sinks::rotating_file_sink_st::calc_filename(path.string(), n);
 }
 
-EventLog::EventLog(EventLog&& other) noexcept : file_(std::exchange(other.file_, nullptr)) {}
-
-EventLog& EventLog::operator=(EventLog&& other) noexcept {
-  if (this != &other) {
-    if (file_ != nullptr) std::fclose(file_);
-    file_ = std::exchange(other.file_, nullptr);
+absl::StatusOr<EventLog> EventLog::open(const std::filesystem::path& path,
+                                        EventLogOptions options) {
+  if (options.max_bytes == 0) return absl::InvalidArgumentError("event log: max_bytes must be > 0");
+  spdlog::file_event_handlers handlers;
+  // Owner-only like everything in the state dir (spdlog's fopen would create it 0666 & ~umask).
+  handlers.after_open = [](const spdlog::filename_t&, std::FILE* f) { ::fchmod(fileno(f), 0600); };
+  auto sink = std::make_unique<Sink>();
+  try {
+    auto file = std::make_shared<spdlog::sinks::rotating_file_sink_st>(
+        path.string(), options.max_bytes, options.keep, /*rotate_on_open=*/false, handlers);
+    sink->logger = std::make_shared<spdlog::logger>("events", std::move(file));
+  } catch (const spdlog::spdlog_ex& e) {
+    return absl::InternalError(fmt::format("cannot open {}: {}", path.string(), e.what()));
   }
-  return *this;
-}
-
-EventLog::~EventLog() {
-  if (file_ != nullptr) std::fclose(file_);
+  sink->logger->set_pattern("%v");
+  sink->logger->flush_on(spdlog::level::trace);
+  Sink* s = sink.get();  // stable: the Sink is heap-allocated and moves with the EventLog
+  sink->logger->set_error_handler([s](const std::string& msg) { s->error = msg; });
+  return EventLog(std::move(sink));
 }
 
 absl::Status EventLog::write(std::string_view event, const nlohmann::json& fields) {
-  if (file_ == nullptr) return absl::FailedPreconditionError("event log is closed");
+  if (sink_ == nullptr) return absl::FailedPreconditionError("event log is closed");
   if (!fields.is_null() && !fields.is_object()) {
     return absl::InvalidArgumentError("event fields must be a JSON object");
   }
@@ -52,9 +60,10 @@ absl::Status EventLog::write(std::string_view event, const nlohmann::json& field
   if (fields.is_object()) {
     for (auto it = fields.begin(); it != fields.end(); ++it) r[it.key()] = it.value();
   }
-  const std::string line = r.dump() + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
-    return absl::InternalError(fmt::format("event log write failed: {}", std::strerror(errno)));
+  sink_->logger->info(r.dump());
+  if (!sink_->error.empty()) {
+    return absl::InternalError(
+        fmt::format("event log write failed: {}", std::exchange(sink_->error, {})));
   }
   return absl::OkStatus();
 }

@@ -32,10 +32,73 @@ std::string_view to_string(JobState state) {
   return "unknown";
 }
 
+std::optional<JobState> job_state_from_string(std::string_view s) {
+  for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kToRestart,
+                         JobState::kFinished, JobState::kFailed, JobState::kCancelled}) {
+    if (to_string(state) == s) return state;
+  }
+  return std::nullopt;
+}
+
 bool is_terminal(JobState state) {
   return state == JobState::kFinished || state == JobState::kFailed ||
          state == JobState::kCancelled;
 }
+
+namespace {
+
+// A snapshot record's details: every field of the job's record.
+nlohmann::json snapshot_details(const JobRecord& j) {
+  return {{"spec", job_spec_to_json(j.spec)},
+          {"state", to_string(j.state)},
+          {"submitted_at", j.submitted_at},
+          {"started_at", j.started_at},
+          {"ended_at", j.ended_at},
+          {"nodes", j.nodes},
+          {"ranks", j.ranks},
+          {"rescales", j.rescales},
+          {"starts", j.starts},
+          {"checkpoint", j.checkpoint},
+          {"samples_done", j.samples_done},
+          {"reason", j.reason}};
+}
+
+// The job a `submitted` or `snapshot` record creates. Every field of a snapshot is required: a
+// snapshot that lacks one is a bad line, not a job with defaults.
+absl::StatusOr<JobRecord> created_job(const std::string& event, const nlohmann::json& r,
+                                      const std::string& id) {
+  absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
+  if (!spec.ok()) return spec.status();
+  JobRecord rec;
+  rec.spec = *std::move(spec);
+  rec.spec.id = id;
+  if (event == "submitted") {
+    rec.submitted_at = r.value("t", 0.0);
+    return rec;
+  }
+  const std::string state = r.at("state").get<std::string>();
+  std::optional<JobState> parsed = job_state_from_string(state);
+  if (!parsed) return absl::InvalidArgumentError(fmt::format("unknown state '{}'", state));
+  rec.state = *parsed;
+  rec.submitted_at = r.at("submitted_at").get<double>();
+  rec.started_at = r.at("started_at").get<double>();
+  rec.ended_at = r.at("ended_at").get<double>();
+  rec.nodes = r.at("nodes").get<std::vector<std::string>>();
+  rec.ranks = r.at("ranks").get<int>();
+  rec.rescales = r.at("rescales").get<int>();
+  rec.starts = r.at("starts").get<int>();
+  rec.checkpoint = r.at("checkpoint").get<std::string>();
+  rec.samples_done = r.at("samples_done").get<std::int64_t>();
+  rec.reason = r.at("reason").get<std::string>();
+  return rec;
+}
+
+bool creates_job(const nlohmann::json& r) {
+  return r.is_object() && r.contains("event") &&
+         (r["event"] == "submitted" || r["event"] == "snapshot");
+}
+
+}  // namespace
 
 absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord>& jobs,
                                   std::vector<std::string>* warnings) {
@@ -47,21 +110,18 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
   const std::string id = r["job"].get<std::string>();
   try {
     const double t = r.value("t", 0.0);  // inside: a "t" of the wrong type throws
-    if (event == "submitted") {
-      absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
-      if (!spec.ok()) return spec.status();
+    if (creates_job(r)) {
+      absl::StatusOr<JobRecord> rec = created_job(event, r, id);
+      if (!rec.ok()) return rec.status();
       if (std::any_of(jobs.begin(), jobs.end(),
                       [&](const JobRecord& j) { return j.spec.id == id; })) {
         if (warnings) {
-          warnings->push_back(fmt::format("job {} submitted twice; kept the first", id));
+          warnings->push_back(fmt::format("job {} {} twice; kept the first", id,
+                                          event == "submitted" ? "submitted" : "in a snapshot"));
         }
         return absl::OkStatus();
       }
-      JobRecord rec;
-      rec.spec = *std::move(spec);
-      rec.spec.id = id;
-      rec.submitted_at = t;
-      jobs.push_back(std::move(rec));
+      jobs.push_back(*std::move(rec));
       return absl::OkStatus();
     }
     auto it =
@@ -142,8 +202,7 @@ absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay&
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!complete || record.is_discarded()) {
       applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
-    } else if (duplicates_are_bad && record.is_object() && record.contains("event") &&
-               record["event"] == "submitted" && record.contains("job") &&
+    } else if (duplicates_are_bad && creates_job(record) && record.contains("job") &&
                record["job"].is_string() &&
                std::any_of(out.jobs.begin(), out.jobs.end(), [&](const JobRecord& j) {
                  return j.spec.id == record["job"].get<std::string>();
@@ -229,18 +288,24 @@ absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, Journal
     return absl::InternalError(
         fmt::format("cannot repair journal {}: {}", path.string(), std::strerror(err)));
   }
+  Journal journal(path, fd, r->jobs, r->records);
   if (replay != nullptr) *replay = *std::move(r);
-  return Journal(path, fd);
+  return journal;
 }
 
 Journal::Journal(Journal&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      jobs_(std::move(other.jobs_)),
+      records_(std::exchange(other.records_, 0)) {}
 
 Journal& Journal::operator=(Journal&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
+    jobs_ = std::move(other.jobs_);
+    records_ = std::exchange(other.records_, 0);
   }
   return *this;
 }
@@ -275,6 +340,31 @@ absl::Status Journal::append(std::string_view event, std::string_view job,
     return absl::InternalError(
         fmt::format("journal {}: fdatasync: {}", path_.string(), std::strerror(errno)));
   }
+  ++records_;
+  (void)apply_journal_record(r, jobs_);  // as a replay would: a record that fails changes nothing
+  return absl::OkStatus();
+}
+
+bool Journal::wants_compaction(std::size_t min_records) const {
+  return records_ > jobs_.size() && records_ >= std::max(min_records, 2 * jobs_.size());
+}
+
+absl::Status Journal::compact() {
+  if (fd_ < 0) return absl::FailedPreconditionError("journal is closed");
+  const double now = unix_now();
+  std::string text;
+  for (const JobRecord& j : jobs_) {
+    nlohmann::json r = snapshot_details(j);
+    r["t"] = now;
+    r["event"] = "snapshot";
+    r["job"] = j.spec.id;
+    text += r.dump() + "\n";
+  }
+  absl::StatusOr<int> fd = write_file_atomic_open(path_, text, 0600);
+  if (!fd.ok()) return fd.status();
+  ::close(fd_);
+  fd_ = *fd;
+  records_ = jobs_.size();
   return absl::OkStatus();
 }
 

@@ -51,7 +51,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   JournalReplay replay;
   absl::StatusOr<Journal> journal = Journal::open(dir->journal_path(), &replay);
   if (!journal.ok()) return journal.status();
-  absl::StatusOr<EventLog> events = EventLog::open(dir->events_path());
+  EventLogOptions event_options;
+  event_options.max_bytes =
+      std::max<std::size_t>(1, static_cast<std::size_t>(options.events_max_mb * 1024 * 1024));
+  absl::StatusOr<EventLog> events = EventLog::open(dir->events_path(), event_options);
   if (!events.ok()) return events.status();
   std::unique_ptr<Daemon> d(new Daemon(std::move(options), *std::move(dir), *std::move(lock),
                                        *std::move(journal), *std::move(events),
@@ -71,6 +74,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
                             {"fake_nodes", d->options_.fake_nodes},
                             {"head_host", d->placement_.head_host},
                             {"ranks_per_node", d->default_ranks_}});
+  d->compact_journal();
   return d;
 }
 
@@ -353,6 +357,26 @@ void Daemon::bound_outputs() {
   }
 }
 
+void Daemon::compact_journal() {
+  if (!journal_.wants_compaction(std::max(options_.journal_compact_records, compact_after_))) {
+    return;
+  }
+  const std::size_t before = journal_.records();
+  const auto t0 = Clock::now();
+  if (absl::Status st = journal_.compact(); !st.ok()) {
+    // Nothing is lost: the journal goes on growing, and is tried again at twice its size.
+    compact_after_ = 2 * before;
+    say(fmt::format("journal compaction failed (tried again at {} records): {}", compact_after_,
+                    msg(st)));
+    return;
+  }
+  compact_after_ = 0;
+  log("journal_compacted",
+      {{"records_before", before},
+       {"records", journal_.records()},
+       {"ms", std::chrono::duration<double, std::milli>(Clock::now() - t0).count()}});
+}
+
 absl::Status Daemon::run(const std::atomic<bool>& stop) {
   dirty_since_ = Clock::now();
   while (!stop.load()) {
@@ -384,6 +408,7 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
       last_status_ = Clock::now();
       status_due_ = false;
     }
+    compact_journal();
     if (options_.max_output_mb > 0 && Clock::now() - last_output_check_ > std::chrono::seconds(1)) {
       bound_outputs();
       last_output_check_ = Clock::now();

@@ -75,6 +75,17 @@ int main(int argc, char** argv) {
                  "bound)")
       ->check(elastic::cli::non_negative())
       ->capture_default_str();
+  app.add_option("--events-max-mb", o.events_max_mb,
+                 "Rotate the decision log events.jsonl past this many MB (events.1.jsonl, "
+                 "events.2.jsonl are kept; older ones are dropped)")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("--journal-compact-records", o.journal_compact_records,
+                 "Rewrite the journal as one record per job once it holds this many records (and "
+                 "at least twice as many as jobs), so that it grows with the jobs, not with "
+                 "their rescales")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
   // How each plan is stated and solved (plan_actions.h).
   std::string solver(elastic::alloc::to_string(o.plan.solver));
   app.add_option("--solver", solver, "Allocator solver: " + elastic::alloc::solver_help())

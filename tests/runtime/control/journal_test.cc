@@ -3,10 +3,13 @@
 #include "elastic/control/journal.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <fstream>
 #include <string>
 
+#include "elastic/control/atomic_file.h"
 #include "elastic/control/journal_salvage.h"
 #include "temp_dir.h"
 
@@ -328,6 +331,167 @@ TEST(Journal, ManyJobsNoneLost) {
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->jobs.size(), static_cast<std::size_t>(kJobs));
   for (int i = 0; i < kJobs; ++i) EXPECT_NE(find(*r, "j" + std::to_string(i)), nullptr) << i;
+}
+
+void expect_same_jobs(const JournalReplay& a, const JournalReplay& b) {
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    // Every field (JobRecord's operator== is the defaulted one).
+    EXPECT_TRUE(a.jobs[i] == b.jobs[i]) << "job " << i << ": " << a.jobs[i].spec.id;
+  }
+}
+
+std::size_t lines_of(const std::filesystem::path& p) {
+  absl::StatusOr<std::string> text = read_file(p);
+  return text.ok() ? static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n')) : 0;
+}
+
+// A history with a job in every state, each through several records.
+void write_history(Journal& j) {
+  for (const char* id : {"queued", "running", "requeued", "done", "broken", "gone"}) {
+    ASSERT_TRUE(j.submitted(spec(id)).ok());
+  }
+  ASSERT_TRUE(j.started("running", {"n1"}, 1).ok());
+  for (int i = 2; i <= 6; ++i) {
+    std::vector<std::string> nodes;
+    for (int n = 1; n <= i; ++n) nodes.push_back("n" + std::to_string(n));
+    ASSERT_TRUE(j.rescaled("running", nodes, i, "grow").ok());
+  }
+  ASSERT_TRUE(j.checkpoint("running", "/ckpt/running/7", 700).ok());
+  ASSERT_TRUE(j.started("requeued", {"n7", "n8"}, 2).ok());
+  ASSERT_TRUE(j.checkpoint("requeued", "/ckpt/requeued/2", 200).ok());
+  ASSERT_TRUE(j.requeued("requeued", "all of its nodes were taken back", 250).ok());
+  ASSERT_TRUE(j.started("done", {"n9"}, 1).ok());
+  ASSERT_TRUE(j.requeued("done", "the plan gave it no nodes", 400).ok());
+  ASSERT_TRUE(j.started("done", {"n9", "n10"}, 2).ok());
+  ASSERT_TRUE(j.finished("done", 1000).ok());
+  ASSERT_TRUE(j.started("broken", {"n11"}, 1).ok());
+  ASSERT_TRUE(j.failed("broken", "rank 0 on node n11 exited with code 3").ok());
+  ASSERT_TRUE(j.cancelled("gone", "user").ok());
+}
+
+TEST(JournalCompaction, ReplaysToTheSameJobs) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok()) << j.status();
+  write_history(*j);
+  const auto full = replay_journal(path);
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_EQ(full->records, 23u);
+  EXPECT_EQ(j->records(), 23u);
+  EXPECT_EQ(j->jobs(), 6u);
+
+  // Compacted by the writer that wrote it (a live daemon: "running" is still running there).
+  ASSERT_TRUE(j->compact().ok());
+  EXPECT_EQ(j->records(), 6u);
+  EXPECT_EQ(lines_of(path), 6u);
+  const auto compacted = replay_journal(path);
+  ASSERT_TRUE(compacted.ok()) << compacted.status();
+  EXPECT_EQ(compacted->records, 6u);
+  EXPECT_TRUE(compacted->warnings.empty());
+  expect_same_jobs(*full, *compacted);
+  EXPECT_EQ(find(*compacted, "running")->rescales, 5);
+  EXPECT_EQ(find(*compacted, "running")->state, JobState::kToRestart);
+  EXPECT_EQ(find(*compacted, "done")->starts, 2);
+
+  // It goes on appending to the new file, and a later daemon replays both.
+  ASSERT_TRUE(j->finished("running", 2000).ok());
+  EXPECT_EQ(lines_of(path), 7u);
+  const auto after = replay_journal(path);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(find(*after, "running")->state, JobState::kFinished);
+  EXPECT_EQ(find(*after, "running")->samples_done, 2000);
+  EXPECT_EQ(find(*after, "running")->rescales, 5);
+
+  // A compacted journal compacts again to the same thing, after a restart too.
+  j = Journal::open(path);
+  ASSERT_TRUE(j.ok());
+  ASSERT_TRUE(j->compact().ok());
+  const auto again = replay_journal(path);
+  ASSERT_TRUE(again.ok());
+  expect_same_jobs(*after, *again);
+}
+
+TEST(JournalCompaction, WantedAtTwiceTheJobsAndTheFloor) {
+  TempDir dir;
+  auto j = Journal::open(dir / "journal.jsonl");
+  ASSERT_TRUE(j.ok());
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(j->submitted(spec(id)).ok());
+  EXPECT_FALSE(j->wants_compaction(1));  // one record per job: nothing to gain
+  ASSERT_TRUE(j->started("a", {"n1"}, 1).ok());
+  ASSERT_TRUE(j->rescaled("a", {"n1", "n2"}, 2, "grow").ok());
+  EXPECT_FALSE(j->wants_compaction(1));  // 5 records, 3 jobs
+  ASSERT_TRUE(j->rescaled("a", {"n1"}, 1, "shrink").ok());
+  EXPECT_TRUE(j->wants_compaction(1));     // 6 = 2 x 3
+  EXPECT_TRUE(j->wants_compaction(6));     // the floor reached
+  EXPECT_FALSE(j->wants_compaction(100));  // the floor not reached
+  ASSERT_TRUE(j->compact().ok());
+  EXPECT_FALSE(j->wants_compaction(1));
+}
+
+// The fault: the compacted file cannot be written (the process may write no file past 1 KiB, as a
+// full disk would stop it). The old journal stays as it was and in use.
+TEST(JournalCompaction, AFailedCompactionKeepsTheJournal) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok());
+  write_history(*j);
+  const auto before = read_file(path);
+  ASSERT_TRUE(before.ok());
+  ASSERT_GT(before->size(), 2048u);
+
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG
+  rlimit small = old;
+  small.rlim_cur = 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const absl::Status st = j->compact();
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, old_handler);
+
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot write"), std::string::npos) << st;
+  EXPECT_EQ(j->records(), 23u);
+  const auto after = read_file(path);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, *before);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(e.path().filename(), "journal.jsonl") << "left behind: " << e.path();
+  }
+  ASSERT_TRUE(j->finished("running", 2000).ok());  // still appending to the old file
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->records, 24u);
+  EXPECT_EQ(find(*r, "running")->state, JobState::kFinished);
+}
+
+TEST(JournalCompaction, ASnapshotMissingAFieldIsABadLine) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    write_history(*j);
+    ASSERT_TRUE(j->compact().ok());
+  }
+  absl::StatusOr<std::string> text = read_file(path);
+  ASSERT_TRUE(text.ok());
+  const std::size_t at = text->find("\"starts\":");
+  ASSERT_NE(at, std::string::npos);
+  text->replace(at, 9, "\"stArts\":");  // line 1 loses its "starts"
+  ASSERT_TRUE(write_file_atomic(path, *text).ok());
+  const auto r = replay_journal(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("journal.jsonl:1:"), std::string::npos) << r.status();
+  const auto check = check_journal(path);
+  ASSERT_TRUE(check.ok());
+  ASSERT_EQ(check->bad.size(), 1u);
+  EXPECT_EQ(check->bad[0].line, 1u);
+  EXPECT_EQ(check->replay.jobs.size(), 5u);
 }
 
 }  // namespace

@@ -173,6 +173,43 @@ TEST(EventLog, AppendsJsonLines) {
   EXPECT_GT(lines[1]["t"].get<double>(), 1.6e9);
 }
 
+// A daemon that runs for months must not fill its disk with plan records: past its bound the log
+// is rotated, and what is kept is whole lines, in order, ending with the newest.
+TEST(EventLog, RotatesPastItsBoundKeepingWholeLinesInOrder) {
+  TempDir tmp;
+  const auto path = tmp / "events.jsonl";
+  const mode_t old = ::umask(0);
+  {
+    auto log = EventLog::open(path, {.max_bytes = 4096, .keep = 2});
+    ASSERT_TRUE(log.ok()) << log.status();
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_TRUE(log->write("plan", {{"i", i}, {"pool", {"h1", "h2", "h3", "h4"}}}).ok());
+    }
+  }
+  ::umask(old);
+  const std::vector<std::filesystem::path> files = {EventLog::rotated_path(path, 2),
+                                                    EventLog::rotated_path(path, 1), path};
+  EXPECT_EQ(files[0].filename(), "events.2.jsonl");
+  EXPECT_FALSE(std::filesystem::exists(EventLog::rotated_path(path, 3)));
+  std::vector<int> seen;
+  for (const auto& f : files) {
+    ASSERT_TRUE(std::filesystem::exists(f)) << f;
+    EXPECT_LE(std::filesystem::file_size(f), 4096u) << f;
+    EXPECT_EQ(mode_of(f), 0600u) << f;
+    std::ifstream in(f);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      ASSERT_FALSE(j.is_discarded()) << f << ": " << line;
+      seen.push_back(j["i"].get<int>());
+    }
+  }
+  ASSERT_GT(seen.size(), 60u);
+  EXPECT_LT(seen.size(), 300u);  // the oldest were dropped
+  EXPECT_EQ(seen.back(), 299);
+  for (std::size_t k = 1; k < seen.size(); ++k) EXPECT_EQ(seen[k], seen[k - 1] + 1) << k;
+}
+
 // What the control plane writes into the state dir is owner-only whatever the umask (with umask 0,
 // fopen and a 0644 write would leave it readable, or writable, by all). elastic_cli.private_state
 // checks the same of a whole state dir after a job ran.

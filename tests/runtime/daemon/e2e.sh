@@ -274,7 +274,8 @@ case_learn() {  # two jobs without tables: one scales, one does not; the runtime
 
 case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
   hosts_range 4
-  start_daemon
+  # Compacted as soon as it holds two records per job: the restart replays snapshots.
+  start_daemon --journal-compact-records 1
   submit r1 900 1 4
   wait_for 60 '[ "$(job_state r1)" = running ]' || fail "r1 did not start"
   # r2 is worth little per node: it waits in the queue while r1 holds the nodes.
@@ -287,8 +288,14 @@ case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
   "$ELASTIC" --state-dir "$S" submit "$T/r2.toml" > /dev/null || fail "submit r2"
   wait_for 30 '[ "$(job_state r2)" = queued ]' || fail "r2 not queued"
   sleep 2
+  grep -q '"event":"snapshot"' "$S/journal.jsonl" || fail "journal not compacted"
+  grep '"journal_compacted"' "$S/events.jsonl" | tail -1
+  local records
+  records=$(wc -l < "$S/journal.jsonl")
   crash_and_restart_daemon
   grep '"daemon_started"' "$S/events.jsonl" | tail -1
+  grep '"daemon_started"' "$S/events.jsonl" | tail -1 | grep -q "\"journal_records\":$records," ||
+    fail "the restart did not replay the $records records of the compacted journal"
   wait_for 60 "[ \$(count_events job_started '\"r1\"') -ge 2 ]" || fail "r1 not restarted"
   wait_for 240 '[ "$(job_state r1)$(job_state r2)" = finishedfinished ]' ||
     fail "jobs lost: r1=$(job_state r1) r2=$(job_state r2)"

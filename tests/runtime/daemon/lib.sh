@@ -88,10 +88,13 @@ linear_scaling() {
 # SIGKILL elasticd (not mpirun), clear what the old ranks left behind and start a new elasticd on
 # the same state dir.
 crash_and_restart_daemon() {
+  # elasticd itself, by the pid it holds its lock with (a pgrep for "elasticd" also matches the
+  # box's wrapper and mpirun, whose command lines name it: killing those is another fault).
   local dpid
-  dpid=$(pgrep -P "$DAEMON_PID" -f elasticd || pgrep -f "$ELASTICD --hostfile $H")
-  echo "SIGKILL elasticd $dpid"
-  kill -KILL $dpid
+  dpid=$(cat "$S/daemon.pid" 2> /dev/null)
+  [ -n "$dpid" ] && kill -0 "$dpid" 2> /dev/null || fail "no elasticd to kill (daemon.pid: '$dpid')"
+  echo "SIGKILL elasticd $dpid ($(ps -o comm= -p "$dpid"))"
+  kill -KILL "$dpid"
   wait_for 20 "! kill -0 $DAEMON_PID 2>/dev/null" || kill -TERM "$DAEMON_PID"
   sleep 1
   kill_all_hosts  # whatever mpirun left behind of the old ranks

@@ -15,6 +15,11 @@ namespace elastic::rt {
 // the directory. `mode` is the new file's permission bits. Errors name the path and errno text.
 absl::Status write_file_atomic(const std::filesystem::path& path, std::string_view contents,
                                unsigned mode = 0600);
+// The same, and returns the new file's descriptor (write-only, at its end, close-on-exec) instead
+// of closing it: a writer that appends to the file goes on in the new one with no window in which
+// it has none (the journal's compaction).
+absl::StatusOr<int> write_file_atomic_open(const std::filesystem::path& path,
+                                           std::string_view contents, unsigned mode = 0600);
 // Reads a whole file (NotFound when missing).
 absl::StatusOr<std::string> read_file(const std::filesystem::path& path);
 

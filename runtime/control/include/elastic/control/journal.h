@@ -14,10 +14,16 @@
 //   finished  {"samples_done": N}           failed    {"reason": "..."}
 //   cancelled {"reason": "..."}
 //   requeued  {"reason": "...", "samples_done": N}   (N: the samples of every run so far)
+//   snapshot  {"spec": ..., "state": "...", "submitted_at": ..., ... every JobRecord field}
+// A snapshot is a job's whole record, written by compaction: once the journal holds at least
+// twice as many records as jobs (and at least a floor the daemon sets), it is rewritten
+// atomically as one snapshot per job, in submission order, which replays to exactly the same
+// jobs. A resident daemon's journal so grows with its jobs, not with their rescales.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +37,8 @@ namespace elastic::rt {
 
 enum class JobState { kQueued, kRunning, kToRestart, kFinished, kFailed, kCancelled };
 std::string_view to_string(JobState state);  // "queued", "running", "to_restart", ...
-bool is_terminal(JobState state);            // finished, failed, cancelled
+std::optional<JobState> job_state_from_string(std::string_view s);
+bool is_terminal(JobState state);  // finished, failed, cancelled
 
 // A job as the journal knows it.
 struct JobRecord {
@@ -47,6 +54,7 @@ struct JobRecord {
   std::string checkpoint;  // last durable checkpoint ("" = none; falls back to spec.checkpoint)
   std::int64_t samples_done = 0;  // processed by its runs so far: at the last requeue / finish
   std::string reason;  // failed/cancelled: why; to_restart: why it was taken off its nodes
+  friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
 struct JournalReplay {
@@ -111,10 +119,26 @@ class Journal {
   absl::Status cancelled(std::string_view job, std::string_view reason);
   absl::Status requeued(std::string_view job, std::string_view reason, std::int64_t samples_done);
 
+  // Records in the file and jobs they describe (the writer keeps its own replay of every record
+  // it wrote, so compaction needs no one else's view).
+  std::size_t records() const { return records_; }
+  std::size_t jobs() const { return jobs_.size(); }
+  // True once the file holds at least max(min_records, 2 x jobs) records and more than one per
+  // job: then compact() shrinks it at least by half, and its cost (one line per job) is paid back
+  // by as many appends as there are jobs.
+  bool wants_compaction(std::size_t min_records) const;
+  // Rewrites the file atomically as one `snapshot` record per job (a crash leaves the old file or
+  // the new one, whole) and appends to the new file from then on. On an error the old file and
+  // descriptor stay in use.
+  absl::Status compact();
+
  private:
-  Journal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
+  Journal(std::filesystem::path path, int fd, std::vector<JobRecord> jobs, std::size_t records)
+      : path_(std::move(path)), fd_(fd), jobs_(std::move(jobs)), records_(records) {}
   std::filesystem::path path_;
   int fd_ = -1;
+  std::vector<JobRecord> jobs_;  // what the file replays to
+  std::size_t records_ = 0;
 };
 
 }  // namespace elastic::rt

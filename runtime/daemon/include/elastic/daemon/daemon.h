@@ -44,6 +44,11 @@ struct DaemonOptions {
   std::chrono::milliseconds leaving_poll_interval{5};
   // Each job's stdout and stderr are kept under this (output_bound.h); 0 = no bound.
   double max_output_mb = 1024;
+  // The journal is compacted (one snapshot record per job) once it holds this many records and
+  // twice as many as jobs (journal.h).
+  std::size_t journal_compact_records = 10000;
+  // events.jsonl is rotated past this size, two rotated files kept (event_log.h).
+  double events_max_mb = 256;
   int ranks_per_node = 0;  // default for jobs that say 0 (0 = from hwloc)
   PlanOptions plan;        // how each plan is stated and solved
 };
@@ -121,6 +126,8 @@ class Daemon {
   void write_status();
   // Keeps every job's stdout and stderr under --max-output-mb (output_bound.h), once a second.
   void bound_outputs();
+  // Compacts the journal once it wants it (--journal-compact-records; journal.h).
+  void compact_journal();
   bool held(const std::string& node) const;
   // Takes the processes that left a job's communicator into exiting_.
   void note_departed(JobGroup& group);
@@ -159,6 +166,7 @@ class Daemon {
   std::chrono::steady_clock::time_point last_status_{};
   std::chrono::steady_clock::time_point fast_poll_until_{};  // leaving_poll_interval until then
   std::chrono::steady_clock::time_point last_output_check_{};
+  std::size_t compact_after_ = 0;  // after a failed compaction: records before the next try
   int plans_ = 0;
   std::optional<std::chrono::steady_clock::time_point> replan_at_;
   std::chrono::seconds retry_delay_{};  // the last delay; zero after a success
