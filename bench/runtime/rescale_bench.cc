@@ -14,7 +14,7 @@
 // "resize" line: end of its last step at the old size -> end of its first step at the new one).
 // Prints one JSON line per measurement: {"hosts":H,"rph":R,"what":"grow","s":seconds}.
 //   rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] [--ranks-per-host 1] [--reps 3]
-//                 [--state-mb 4] [--warm-up-mb MB]
+//                 [--state-mb 4] [--warm-up-mb MB] [--step-us US]
 // (DIR: seen by every host, e.g. under /var/tmp; --warm-up-mb goes to the trainer, which passes it
 // to SessionOptions::warm_up_max_bytes: 0 turns a grow's warm-up off, unset keeps the default).
 #include <mpi.h>
@@ -105,6 +105,7 @@ struct Round {
   int hosts = 2, per_host = 1, rep = 0;
   double state_mb = 4;
   std::string warm_up_mb;  // empty: the trainer's default
+  std::string step_us;     // empty: the trainer's default (a sleep per step)
 };
 
 void emit(const Round& r, const char* what, double s) {
@@ -125,6 +126,7 @@ bool one_round(const Round& r) {
   spec.command = r.trainer;
   spec.args = {"--state-mb", std::to_string(r.state_mb)};
   if (!r.warm_up_mb.empty()) spec.args.insert(spec.args.end(), {"--warm-up-mb", r.warm_up_mb});
+  if (!r.step_us.empty()) spec.args.insert(spec.args.end(), {"--step-us", r.step_us});
   spec.ranks_per_node = r.per_host;
   spec.stdout_path = r.out + "/" + spec.job_id + ".stdout";
   std::filesystem::remove(spec.stdout_path);
@@ -199,6 +201,7 @@ int main(int argc, char** argv) {
     if (k == "--reps") reps = std::atoi(v);
     if (k == "--state-mb") base.state_mb = std::strtod(v, nullptr);
     if (k == "--warm-up-mb") base.warm_up_mb = v;
+    if (k == "--step-us") base.step_us = v;
     if (k == "--ranks-per-host") base.per_host = std::atoi(v);
     if (k == "--box") base.box = v;
     if (k == "--out") base.out = v;
@@ -212,9 +215,10 @@ int main(int argc, char** argv) {
     }
   }
   if (argc < 2 || base.box.empty() || base.out.empty() || base.per_host < 1 || reps < 1) {
-    std::fprintf(stderr,
-                 "usage: rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] "
-                 "[--ranks-per-host 1] [--reps 3] [--state-mb 4] [--warm-up-mb MB]\n");
+    std::fprintf(
+        stderr,
+        "usage: rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] "
+        "[--ranks-per-host 1] [--reps 3] [--state-mb 4] [--warm-up-mb MB] [--step-us US]\n");
     MPI_Finalize();
     return 2;
   }

@@ -3,7 +3,8 @@
 # cluster in a box (scripts/box.sh: hosts with their own hostname, /tmp and PRRTE daemon; mpirun on
 # h0). Usage: run_bench.sh MPI_BIN RESCALE_BENCH TRAINER [HOSTS=2,4,8] [REPS=3] [RANKS_PER_HOST=1]
 # (env STATE_MB=4: model size synced to new ranks / reloaded from the checkpoint file;
-# WARM_UP_MB: a grow's warm-up per connection, 0 = off, unset = the Session's default).
+# WARM_UP_MB: a grow's warm-up per connection, 0 = off, unset = the Session's default; STEP_US: the
+# trainer's sleep per step, default 1000: a longer one leaves the box's cores to the rescale itself).
 #   elastic   rescale_bench under `mpirun --with-ft ulfm -n 1` on h0: grow, shrink on notice,
 #             recovery after a whole host is killed (its PRRTE daemon included), from detection;
 #             each until the first step of the new membership.
@@ -35,7 +36,7 @@ echo "elastic: rescale_bench on the box, hosts $hosts, $rph rank(s) per host, $r
   "state $state_mb MB, warm-up ${WARM_UP_MB:-default} MB, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 "$BOX" exec h0 "$bin/mpirun" --with-ft ulfm "${boxargs[@]}" -n 1 --bind-to none "$bench" "$trainer" \
   --box "$BOX" --out "$tmp" --hosts "$hosts" --ranks-per-host "$rph" --reps "$reps" \
-  --state-mb "$state_mb" ${WARM_UP_MB:+--warm-up-mb "$WARM_UP_MB"} \
+  --state-mb "$state_mb" ${WARM_UP_MB:+--warm-up-mb "$WARM_UP_MB"} ${STEP_US:+--step-us "$STEP_US"} \
   > "$tmp/results.jsonl" 2> "$tmp/elastic.err"
 # prterun's exit status reflects the killed ranks; failed rounds are reported by the bench.
 grep -E "rescale_bench:" "$tmp/elastic.err" >&2
