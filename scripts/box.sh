@@ -21,7 +21,8 @@
 # Each host is a network namespace (ELASTIC_BOX_PREFIX-hK, default elbox-hK) with a veth into a
 # bridge that lives in a namespace of its own, so nothing is added to the machine's own network:
 # traffic flows only between the box's hosts, on ELASTIC_BOX_NET (default 10.213.47, a private /24;
-# hK has .(10+K)). Processes run under `unshare --uts --mount` with the host's own hostname, the
+# hK has .(10+K), MAC 02:00:<the address's bytes>; every host has the others' as permanent
+# neighbour entries, see static_neighbours). Processes run under `unshare --uts --mount` with the host's own hostname, the
 # box's /etc/hosts, a private tmpfs on /dev/shm and on /tmp. What hosts share, as a cluster shares
 # its parallel file system: everything outside /tmp, and the paths under /tmp listed in
 # ELASTIC_BOX_SHARE (colon-separated; the repository is added when it lives under /tmp).
@@ -31,6 +32,7 @@ set -euo pipefail
 PREFIX=${ELASTIC_BOX_PREFIX:-elbox}
 NET=${ELASTIC_BOX_NET:-10.213.47}
 RUN=/run/$PREFIX
+LAYOUT=2  # what `up` builds; a box built to an older layout is rebuilt (2: static neighbours)
 SELF=$(readlink -f "$0")
 REPO=$(cd "$(dirname "$SELF")/.." && pwd)
 
@@ -88,11 +90,33 @@ in_host() {  # in_host HOST CMD... (no environment cleaning)
   exec ip netns exec "$(ns "h$k")" unshare --uts --mount "$SELF" __init "h$k" "$@"
 }
 
+host_mac() {  # host_mac K: hK's own MAC address (locally administered, from its IP address)
+  local a b c
+  IFS=. read -r a b c <<< "$NET"
+  printf '02:00:%02x:%02x:%02x:%02x' "$a" "$b" "$c" $((10 + $1))
+}
+
+# Every host knows every other host's MAC address from the start (permanent neighbour entries), so
+# the box never resolves addresses with ARP. The kernel keeps one neighbour table for all network
+# namespaces, and its limit on dynamic entries (net.ipv4.neigh.default.gc_thresh3, 1024 by default)
+# counts every namespace's: a 32-host box needs 33 x 32 = 1056 of them. Past the limit, a host
+# could not add the entry for a peer ("neighbor table overflow!" in the kernel log), and TCP
+# connections between such a pair stalled, in both directions, for 10-60 s (measured: PRRTE's
+# launch message for a spawned job reached six daemons only after their parents' connect had given
+# up, docs/runtime.md). Permanent entries do not count against that limit.
+static_neighbours() {  # static_neighbours K N
+  local k=$1 n=$2 j
+  for ((j = 0; j <= n; j++)); do
+    [ "$j" -eq "$k" ] || echo "neigh replace $NET.$((10 + j)) lladdr $(host_mac "$j") dev eth0 nud permanent"
+  done | ip -n "$(ns "h$k")" -batch -
+}
+
 up() {
   local n=$1 k
   [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "up N: N must be 1..200, got '$n'" 2
   check
-  if [ "$(size)" = "$n" ] && ip netns list | grep -qw "$(ns "h$n")"; then return 0; fi
+  if [ "$(size)" = "$n" ] && ip netns list | grep -qw "$(ns "h$n")" &&
+    [ "$(cat "$RUN/layout" 2>/dev/null)" = "$LAYOUT" ]; then return 0; fi
   down
   mkdir -p "$RUN"
   ip netns add "$(bridge_ns)"
@@ -109,12 +133,15 @@ up() {
     ip netns add "$(ns "h$k")"
     ip -n "$(bridge_ns)" link add "v$k" type veth peer name eth0 netns "$(ns "h$k")"
     ip -n "$(bridge_ns)" link set "v$k" master br0 up
+    ip -n "$(ns "h$k")" link set eth0 address "$(host_mac "$k")"
     ip -n "$(ns "h$k")" addr add "$NET.$((10 + k))/24" dev eth0
     ip -n "$(ns "h$k")" link set eth0 up
     ip -n "$(ns "h$k")" link set lo up
     mkdir -p "$RUN/h$k/oldtmp"
   done
+  for ((k = 0; k <= n; k++)); do static_neighbours "$k" "$n"; done
   echo "$n" > "$RUN/size"
+  echo "$LAYOUT" > "$RUN/layout"
   echo "box: up with hosts h0..h$n on $NET.0/24" >&2
 }
 
