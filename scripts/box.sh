@@ -22,8 +22,8 @@
 # bridge that lives in a namespace of its own, so nothing is added to the machine's own network:
 # traffic flows only between the box's hosts, on ELASTIC_BOX_NET (default 10.213.47, a private /24;
 # hK has .(10+K), MAC 02:00:<the address's bytes>; every host has the others' as permanent
-# neighbour entries, see static_neighbours). Processes run under `unshare --uts --mount` with the host's own hostname, the
-# box's /etc/hosts, a private tmpfs on /dev/shm and on /tmp. What hosts share, as a cluster shares
+# neighbour entries, see static_neighbours). Processes run under `unshare --uts --mount` with the
+# host's own hostname, the box's /etc/hosts, a private tmpfs on /dev/shm and on /tmp. What hosts share, as a cluster shares
 # its parallel file system: everything outside /tmp, and the paths under /tmp listed in
 # ELASTIC_BOX_SHARE (colon-separated; the repository is added when it lives under /tmp).
 # PIDs are not isolated: `kill HOST` finds a host's processes by their network namespace.
