@@ -19,6 +19,11 @@
 //                                 runs the collectives): after one allreduce on a duplicate of the
 //                                 world, the last rank revokes it instead of joining the next;
 //                                 the others print "revoke rank R rc RC" when theirs returns
+//   pitfall_probe async-leave DIR under mpirun with 3+ ranks (one job spanning hosts; pitfalls.sh
+//                                 K sets async_mpi_finalize): the last rank frees its
+//                                 communicators, calls MPI_Finalize and then creates DIR/left; the
+//                                 others wait for that file (30 s at most) before they finalize
+//                                 and print "stayer rank R saw the leaver finalized: yes|no"
 //   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
 //                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
 //                                 off: "pmix-nodelay port P sockets N nodelay M"
@@ -105,6 +110,45 @@ int revoke_allreduce() {
   return 0;
 }
 
+// A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
+// shrink when one spawn placed the job on several nodes: its MPI_Finalize must return without
+// waiting for them. DIR is a folder every host sees (the box's hosts have /tmp of their own).
+int async_leave(const std::string& dir) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm job = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &job);
+  int one = 1;
+  int sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, job);  // every pair has talked
+  const bool leaver = rank == size - 1;
+  MPI_Comm rest = MPI_COMM_NULL;
+  MPI_Comm_split(job, leaver ? MPI_UNDEFINED : 0, rank, &rest);
+  MPI_Comm_free(&job);
+  const std::string left = dir + "/left";
+  alarm(60);
+  if (leaver) {
+    MPI_Finalize();
+    std::FILE* f = std::fopen(left.c_str(), "w");
+    if (f != nullptr) std::fclose(f);
+    return 0;
+  }
+  bool saw = false;
+  for (int i = 0; i < 300 && !saw; ++i) {
+    saw = access(left.c_str(), F_OK) == 0;
+    if (!saw) usleep(100000);
+  }
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, rest);  // the job goes on without the leaver
+  std::printf("stayer rank %d saw the leaver finalized: %s (rest %d)\n", rank, saw ? "yes" : "no",
+              sum);
+  std::fflush(stdout);
+  MPI_Comm_free(&rest);
+  MPI_Finalize();
+  return 0;
+}
+
 }  // namespace
 
 // The PMIx server's TCP port from the URI the server gave this client ("...;tcp4://ADDR:PORT").
@@ -158,6 +202,7 @@ int main(int argc, char** argv) {
   if (what == "accept-race") return accept_race();
   if (what == "revoke") return revoke_allreduce();
   if (what == "pmix-nodelay") return pmix_nodelay();
+  if (what == "async-leave") return async_leave(argc > 2 ? argv[2] : ".");
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {
