@@ -40,6 +40,23 @@ case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
   echo "generations: $gens"
 }
 
+case_killfresh() {
+  hosts_range 4
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 4) submit k 2400 1 4
+  wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not reach 4 ranks"
+  sleep 1
+  kill_node h2
+  wait_for 60 '[ "$(job_ranks k)" = 3 ]' || fail "job did not continue on 3 ranks"
+  hosts_list h1 h3 h4 h5
+  wait_for 60 '[ "$(job_ranks k)" = 4 ]' || fail "job did not grow onto fresh h5"
+  echo "grew onto fresh h5"
+  SUBMIT_TOML=$(linear_scaling 4) submit k2 2400 1 1
+  hosts_list h1 h3 h4 h5 h2
+  wait_for 60 '[ "$(job_ranks k2)" = 1 ]' || fail "second job did not start on returned h2"
+  echo "new job on returned h2"
+}
+
 case_shrink_notice() {  # h3 leaves the hostfile: vacated and released within the grace period
   GRACE=15
   hosts_range 4
