@@ -35,6 +35,20 @@ fail() {
     echo "--- elasticd $pid threads"
     timeout 30 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(#|Thread)'
   fi
+  # ... and where the job's ranks are (every host's, found by their stdout under $S), without the
+  # threads that only wait in an event loop.
+  local p env node
+  for p in /proc/[0-9]*; do
+    env=$({ tr '\0' '\n' < "$p/environ"; } 2>/dev/null) || continue
+    grep -q "^ELASTIC_STDOUT=$S/" <<<"$env" || continue
+    command -v gdb >/dev/null || break
+    node=$(sed -n 's/^ELASTIC_NODE=//p' <<<"$env")
+    echo "--- rank ${p#/proc/} (node $node) threads"
+    timeout 30 gdb -p "${p#/proc/}" -batch -ex 'thread apply all bt 12' 2>/dev/null |
+      awk '/^Thread/ { if (t != "" && !idle) printf "%s", t; t = $0 "\n"; idle = 0; next }
+           /^#/ { t = t $0 "\n"; if (/event_base_loop|progress_engine/) idle = 1 }
+           END { if (t != "" && !idle) printf "%s", t }' | cut -c1-240
+  done
   exit 1
 }
 # hosts N [FIRST]: hFIRST..h(FIRST+N-1) (one slot each), replaced atomically.
