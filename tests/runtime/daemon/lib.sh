@@ -28,29 +28,29 @@ fail() {
   echo "--- events"; tail -40 "$S/events.jsonl" 2>/dev/null | cut -c1-400
   for f in "$S"/jobs/*/stderr; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
   for f in "$S"/jobs/*/stdout; do [ -s "$f" ] && { echo "--- $f (last lines)"; tail -3 "$f"; }; done
-  # A hang is a bug report: where elasticd's threads are, if it still runs.
-  local pid
+  # A hang is a bug report: where elasticd's threads are, if it still runs, and where the job's
+  # ranks are (every host's), without the threads that only wait in an event loop.
+  command -v gdb >/dev/null || exit 1
+  local pid p
   pid=$(sed -n 's/^elasticd: running (pid \([0-9]*\)).*/\1/p' "$T/daemon.log" 2>/dev/null | head -1)
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && command -v gdb >/dev/null; then
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     echo "--- elasticd $pid threads"
-    timeout 30 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(#|Thread)'
+    threads "$pid"
   fi
-  # ... and where the job's ranks are (every host's, found by their stdout under $S), without the
-  # threads that only wait in an event loop.
-  local p env node
   for p in /proc/[0-9]*; do
-    env=$({ tr '\0' '\n' < "$p/environ"; } 2>/dev/null) || continue
-    grep -q "^ELASTIC_STDOUT=$S/" <<<"$env" || continue
-    command -v gdb >/dev/null || break
-    node=$(sed -n 's/^ELASTIC_NODE=//p' <<<"$env")
-    echo "--- rank ${p#/proc/} (node $node) threads"
-    timeout 30 gdb -p "${p#/proc/}" -batch -ex 'thread apply all bt 12' 2>/dev/null |
-      awk '/^Thread/ { if (t != "" && !idle) printf "%s", t; t = $0 "\n"; idle = 0; next }
-           /^#/ { t = t $0 "\n"; if (/event_base_loop|progress_engine/) idle = 1 }
-           END { if (t != "" && !idle) printf "%s", t }' | cut -c1-240
+    is_case_rank "${p#/proc/}" || continue
+    echo "--- rank ${p#/proc/} (node $(tr '\0' '\n' 2>/dev/null < "$p/environ" |
+      sed -n 's/^ELASTIC_NODE=//p')) threads"
+    threads "${p#/proc/}" | awk '/^Thread/ { if (t != "" && !idle) printf "%s", t; t = $0 "\n"; idle = 0; next }
+      /^#/ { t = t $0 "\n"; if (/event_base_loop|progress_engine/) idle = 1 }
+      END { if (t != "" && !idle) printf "%s", t }' | cut -c1-240
   done
   exit 1
 }
+# Whether process PID is a rank of this case's jobs (its stdout is under $S).
+is_case_rank() { grep -qz "^ELASTIC_STDOUT=$S/" "/proc/$1/environ" 2>/dev/null; }
+# Every thread's backtrace of process PID.
+threads() { timeout 30 gdb -p "$1" -batch -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(#|Thread)'; }
 # hosts N [FIRST]: hFIRST..h(FIRST+N-1) (one slot each), replaced atomically.
 hosts_range() {
   local n=$1 first=${2:-1} i
@@ -144,9 +144,7 @@ count_events() {  # count_events EVENT [grep pattern]
 # The pids of this test's job ranks running on host $1 (processes in its network namespace).
 rank_pids() {
   local p
-  for p in $("$BOX" pids "$1"); do
-    grep -qz "^ELASTIC_STDOUT=$S/" "/proc/$p/environ" 2>/dev/null && echo "$p"
-  done
+  for p in $("$BOX" pids "$1"); do is_case_rank "$p" && echo "$p"; done
 }
 # A node loss: every process of the host dies, its PRRTE daemon included.
 kill_node() { echo "killed $1: $("$BOX" pids "$1" | tr '\n' ' ')"; "$BOX" kill "$1"; }
