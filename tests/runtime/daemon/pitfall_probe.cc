@@ -250,8 +250,8 @@ int apps(const char* self) {
     char* child_argv[] = {child, nullptr};
     MPI_Comm inter = MPI_COMM_NULL;
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const int rc = MPI_Comm_spawn(self, child_argv, 1, info, 0, MPI_COMM_SELF, &inter,
-                                  MPI_ERRCODES_IGNORE);
+    const int rc =
+        MPI_Comm_spawn(self, child_argv, 1, info, 0, MPI_COMM_SELF, &inter, MPI_ERRCODES_IGNORE);
     int sum = 0;
     if (rc == MPI_SUCCESS) {
       MPI_Comm merged = MPI_COMM_NULL;
