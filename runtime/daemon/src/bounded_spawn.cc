@@ -1,6 +1,6 @@
-// bounded_spawn (bounded_spawn.h): MPI_Comm_spawn_multiple in a detached helper thread, abandoned at the
-// deadline. Everything the call touches lives in a shared Call, so the helper never refers to
-// the caller's stack after an abandon.
+// bounded_spawn (bounded_spawn.h): MPI_Comm_spawn_multiple in a detached helper thread, abandoned
+// at the deadline. Everything the call touches lives in a shared Call, so the helper never refers
+// to the caller's stack after an abandon.
 #include "elastic/daemon/bounded_spawn.h"
 
 #include <mpi-ext.h>

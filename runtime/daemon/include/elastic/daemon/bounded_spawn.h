@@ -1,8 +1,8 @@
-// MPI_Comm_spawn_multiple with a deadline. Stock Open MPI 5.0.7 never returns from a spawn whose children
-// end before they connect: the parent waits for their connection data in a PMIx lookup that
-// nothing ends (its 600 s timeout in ompi/dpm is not enforced: no return after 720 s). Our patches
-// 0012 and 0013 make such a spawn fail at every parent rank once the spawned job has ended (the
-// command exited before MPI_Init, its host died with its daemon); a command that hangs before
+// MPI_Comm_spawn_multiple with a deadline. Stock Open MPI 5.0.7 never returns from a spawn whose
+// children end before they connect: the parent waits for their connection data in a PMIx lookup
+// that nothing ends (its 600 s timeout in ompi/dpm is not enforced: no return after 720 s). Our
+// patches 0012 and 0013 make such a spawn fail at every parent rank once the spawned job has ended
+// (the command exited before MPI_Init, its host died with its daemon); a command that hangs before
 // MPI_Init, or a spawn stuck anywhere else, still never returns, and no spawn info key reaches
 // PRRTE with a timeout. So the call runs in a helper thread (elasticd initialises MPI with
 // MPI_THREAD_MULTIPLE) and the caller stops waiting at the deadline; the helper keeps everything
