@@ -93,7 +93,7 @@ for n in sizes:
         ("grow", "grow_stall", "shrink", "shrink_stall", "detect", "recovery", "restart"))
     print(f"{n:6d} {ms(g)} {ms(gs)} {ms(s)} {ms(ss)} {ms(d)} {ms(rc)}  {ms(rs)} |"
           f"       {ratio(rs, g)} {ratio(rs, gs)} {ratio(rs, s)}    {ratio(rs, rc)}")
-print("grow: order -> first step on all H hosts (H/2 hosts added, one spawn each; the job trains")
+print("grow: order -> first step on all H hosts (H/2 hosts added with one spawn; the job trains")
 print("on H/2 hosts meanwhile); stall: how long the change held the training up (the leader's end of")
 print("last step at the old size -> end of first step at the new one); shrink: notice -> first step")
 print("on H/2 hosts; recovery: controller's detection of a host's death (all its processes, PRRTE")

@@ -1,6 +1,6 @@
-// bounded_spawn (bounded_spawn.h): MPI_Comm_spawn in a detached helper thread, abandoned at the
-// deadline. Everything the call touches lives in a shared Call, so the helper never refers to
-// the caller's stack after an abandon.
+// bounded_spawn (bounded_spawn.h): MPI_Comm_spawn_multiple in a detached helper thread, abandoned
+// at the deadline. Everything the call touches lives in a shared Call, so the helper never refers
+// to the caller's stack after an abandon.
 #include "elastic/daemon/bounded_spawn.h"
 
 #include <mpi-ext.h>
@@ -19,8 +19,8 @@ namespace elastic::rt {
 namespace {
 
 struct Call {
-  SpawnRequest request;
-  MPI_Info info = MPI_INFO_NULL;
+  std::vector<SpawnRequest> commands;
+  std::vector<MPI_Info> infos;
   coll::Comm own_parent;  // the private SELF duplicate, or the caller's parent once abandoned
   MPI_Comm parent = MPI_COMM_NULL;
   coll::Comm inter;
@@ -32,24 +32,34 @@ struct Call {
   bool abandoned = false;
 
   ~Call() {
-    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    for (MPI_Info& info : infos) MPI_Info_free(&info);
   }
 };
 
 void run_spawn(const std::shared_ptr<Call>& call) {
-  const SpawnRequest& req = call->request;
-  std::vector<char*> argv;
-  auto arg = [&argv](const std::string& a) { argv.push_back(const_cast<char*>(a.c_str())); };
-  if (!req.env.empty()) {
-    for (const std::string& kv : req.env) arg(kv);
-    arg(req.command);
+  const std::size_t n = call->commands.size();
+  std::vector<std::vector<char*>> argvs(n);
+  std::vector<char*> commands(n);
+  std::vector<int> procs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SpawnRequest& req = call->commands[i];
+    std::vector<char*>& argv = argvs[i];
+    auto arg = [&argv](const std::string& a) { argv.push_back(const_cast<char*>(a.c_str())); };
+    if (!req.env.empty()) {
+      for (const std::string& kv : req.env) arg(kv);
+      arg(req.command);
+    }
+    for (const std::string& a : req.args) arg(a);
+    argv.push_back(nullptr);
+    commands[i] = const_cast<char*>(req.env.empty() ? req.command.c_str() : kEnvProgram);
+    procs[i] = req.procs;
   }
-  for (const std::string& a : req.args) arg(a);
-  argv.push_back(nullptr);
-  const char* command = req.env.empty() ? req.command.c_str() : kEnvProgram;
+  std::vector<char**> argv_of(n);
+  for (std::size_t i = 0; i < n; ++i) argv_of[i] = argvs[i].data();
   MPI_Comm inter = MPI_COMM_NULL;
-  const int rc = MPI_Comm_spawn(command, argv.data(), req.procs, call->info, 0, call->parent,
-                                &inter, call->errcodes.data());
+  const int rc =
+      MPI_Comm_spawn_multiple(static_cast<int>(n), commands.data(), argv_of.data(), procs.data(),
+                              call->infos.data(), 0, call->parent, &inter, call->errcodes.data());
   std::lock_guard<std::mutex> lock(call->mu);
   call->rc = rc;
   call->inter = coll::Comm(inter);
@@ -65,25 +75,34 @@ void run_spawn(const std::shared_ptr<Call>& call) {
 
 }  // namespace
 
-absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm* parent,
-                                         std::chrono::milliseconds timeout) {
-  for (const std::string& kv : request.env) {
-    if (kv.find('=') == std::string::npos || kv.front() == '=') {
-      return absl::InvalidArgumentError(
-          fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));
+absl::StatusOr<coll::Comm> bounded_spawn(const std::vector<SpawnRequest>& commands,
+                                         coll::Comm* parent, std::chrono::milliseconds timeout) {
+  if (commands.empty()) return absl::InvalidArgumentError("spawn: no command");
+  std::size_t processes = 0;
+  for (const SpawnRequest& request : commands) {
+    for (const std::string& kv : request.env) {
+      if (kv.find('=') == std::string::npos || kv.front() == '=') {
+        return absl::InvalidArgumentError(
+            fmt::format("spawn environment: '{}' is not NAME=VALUE", kv));
+      }
     }
-  }
-  if (!request.env.empty() && request.command.find('=') != std::string::npos) {
-    // env(1) would take it for one more NAME=VALUE.
-    return absl::InvalidArgumentError(fmt::format(
-        "command '{}': a path with '=' cannot be spawned with an environment", request.command));
+    if (!request.env.empty() && request.command.find('=') != std::string::npos) {
+      // env(1) would take it for one more NAME=VALUE.
+      return absl::InvalidArgumentError(fmt::format(
+          "command '{}': a path with '=' cannot be spawned with an environment", request.command));
+    }
+    processes += static_cast<std::size_t>(std::max(1, request.procs));
   }
   auto call = std::make_shared<Call>();
-  call->request = request;
-  call->errcodes.assign(static_cast<std::size_t>(std::max(1, request.procs)), MPI_SUCCESS);
-  ELASTIC_MPI_CHECK(MPI_Info_create(&call->info));
-  for (const auto& [k, v] : request.info) {
-    ELASTIC_MPI_CHECK(MPI_Info_set(call->info, k.c_str(), v.c_str()));
+  call->commands = commands;
+  call->errcodes.assign(processes, MPI_SUCCESS);
+  for (const SpawnRequest& request : commands) {
+    MPI_Info info = MPI_INFO_NULL;
+    ELASTIC_MPI_CHECK(MPI_Info_create(&info));
+    call->infos.push_back(info);
+    for (const auto& [k, v] : request.info) {
+      ELASTIC_MPI_CHECK(MPI_Info_set(info, k.c_str(), v.c_str()));
+    }
   }
   if (parent == nullptr) {
     // A private communicator: an abandoned spawn on MPI_COMM_SELF would share it with the next.
@@ -109,11 +128,12 @@ absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm
       return absl::DeadlineExceededError(fmt::format(
           "MPI_Comm_spawn of {} did not return within {} ms (does the command hang before "
           "MPI_Init?)",
-          request.command, timeout.count()));
+          commands.front().command, timeout.count()));
     }
   }
   if (call->rc != MPI_SUCCESS) {
-    const absl::Status st = coll::mpi_status(call->rc, "MPI_Comm_spawn", __FILE__, __LINE__);
+    const absl::Status st =
+        coll::mpi_status(call->rc, "MPI_Comm_spawn_multiple", __FILE__, __LINE__);
     return spawn_error(absl::Status(
         st.code(), fmt::format("{} (its processes did not all start and connect: the command "
                                "exited before MPI_Init, or the host was lost or unreachable; "

@@ -14,6 +14,7 @@
 #include "elastic/worker/internal/protocol.h"
 #include "elastic/worker/internal/repair.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace elastic::rt {
 
@@ -94,7 +95,7 @@ absl::Status JobGroup::resume(proto::Reason reason) {
   return header(proto::Directive::kResume, 0, reason);
 }
 
-absl::Status JobGroup::spawn_node(const std::string& node, int more) {
+SpawnRequest JobGroup::spawn_request(const std::string& node) const {
   SpawnRequest req;
   req.command = spec_.command;
   req.args = spec_.args;
@@ -109,19 +110,38 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
     req.info.emplace_back("bind_to", "none");
   }
   if (!spec_.workdir.empty()) req.info.emplace_back("wdir", spec_.workdir);
-  req.env = {"ELASTIC_JOB_ID=" + spec_.job_id, "ELASTIC_NODE=" + node,
+  // The ranks of a node leave on their own while the rest of their spawn's job goes on: no
+  // job-wide fence in their MPI_Finalize (and, with our patch 0017, no ULFM drain over it).
+  req.env = {"OMPI_MCA_async_mpi_finalize=1",
+             "ELASTIC_JOB_ID=" + spec_.job_id,
+             "ELASTIC_NODE=" + node,
              "ELASTIC_STDOUT=" + spec_.stdout_path.string(),
              "ELASTIC_STDERR=" + spec_.stderr_path.string(),
              "ELASTIC_CHECKPOINT=" + spec_.checkpoint_path.string()};
   if (placement_.fake_nodes) req.env.push_back("ELASTIC_FAKE_NODE=" + node);
   if (placement_.ranks_ignore_sigterm) req.env.push_back("ELASTIC_IGNORE_SIGTERM=1");
   for (const auto& [k, v] : spec_.env) req.env.push_back(k + "=" + v);
+  return req;
+}
+
+absl::Status JobGroup::spawn_nodes(const std::vector<std::string>& nodes, int more) {
+  std::vector<SpawnRequest> commands;
+  for (const std::string& node : nodes) commands.push_back(spawn_request(node));
+  // map_by and bind_to are keys of the whole job: Open MPI 5.0.7 takes them from every command's
+  // info and refuses the spawn when one is repeated, even with the same value (dpm_convert: the
+  // second ":OVERSUBSCRIBE" is a "conflicting directive"). The first command carries them.
+  for (std::size_t i = 1; i < commands.size(); ++i) {
+    std::erase_if(commands[i].info,
+                  [](const auto& kv) { return kv.first == "map_by" || kv.first == "bind_to"; });
+  }
   const bool first = !job_;
-  absl::StatusOr<coll::Comm> inter = bounded_spawn(req, first ? nullptr : &job_, spawn_timeout_);
+  absl::StatusOr<coll::Comm> inter =
+      bounded_spawn(commands, first ? nullptr : &job_, spawn_timeout_);
   if (!inter.ok()) {
     if (absl::IsDeadlineExceeded(inter.status())) {
       // J (if any) went to the abandoned spawn, revoked: this job cannot go on.
-      fatal_ = fmt::format("node {}: {}", node, std::string(inter.status().message()));
+      fatal_ =
+          fmt::format("nodes {}: {}", fmt::join(nodes, ","), std::string(inter.status().message()));
       depart_all();
     }
     return inter.status();
@@ -132,7 +152,11 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   }
   MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
   job_ = std::move(merged);
-  rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(req.procs), node);
+  int added = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {  // MPI ranks the commands' processes in order
+    rank_nodes_.insert(rank_nodes_.end(), static_cast<std::size_t>(commands[i].procs), nodes[i]);
+    added += commands[i].procs;
+  }
   rank_peers_.resize(rank_nodes_.size());
   absl::StatusOr<std::vector<proto::Peer>> peers =
       proto::connect_all(job_.get(), Clock::now() + directive_timeout_);
@@ -141,7 +165,7 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
     return membership_error(peers.status());
   }
   rank_peers_.assign(peers->begin() + 1, peers->end());  // J rank 0 is this controller
-  for (int r = job_.size() - req.procs; r < job_.size(); ++r) {
+  for (int r = job_.size() - added; r < job_.size(); ++r) {
     if (absl::Status st = send_int(r, proto::kTagSpawns, more); !st.ok()) {
       return membership_error(st);
     }
@@ -149,13 +173,26 @@ absl::Status JobGroup::spawn_node(const std::string& node, int more) {
   return absl::OkStatus();
 }
 
-absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, proto::Reason reason) {
-  const int count = static_cast<int>(nodes.size());
+std::vector<std::vector<std::string>> JobGroup::spawn_series(
+    const std::vector<std::string>& nodes) const {
+  if (!one_by_one_) return {nodes};
+  std::vector<std::vector<std::string>> series;
+  for (const std::string& node : nodes) series.push_back({node});
+  return series;
+}
+
+absl::Status JobGroup::add_nodes(const std::vector<std::vector<std::string>>& series,
+                                 proto::Reason reason) {
+  const int count = static_cast<int>(series.size());
   absl::Status refused;
   for (int i = 0; i < count; ++i) {
+    const std::vector<std::string>& batch = series[static_cast<std::size_t>(i)];
     const bool first = !job_;
-    absl::Status st = spawn_node(nodes[static_cast<std::size_t>(i)], count - 1 - i);
+    absl::Status st = spawn_nodes(batch, count - 1 - i);
     if (st.ok()) continue;
+    // A node that cannot be reached refuses the whole spawn of several: spawn one by one from
+    // now on, so that the others join without it.
+    if (absl::IsUnavailable(st) && batch.size() > 1) one_by_one_ = true;
     if (first) {
       abort();
       return st;
@@ -168,6 +205,7 @@ absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, proto::R
     refused = st;
     break;
   }
+  if (refused.ok() && count > 1) one_by_one_ = false;
   if (absl::Status st = resume(reason); !st.ok()) return handle_error(st);
   return refused;
 }
@@ -175,7 +213,12 @@ absl::Status JobGroup::add_nodes(const std::vector<std::string>& nodes, proto::R
 absl::Status JobGroup::start(const std::vector<std::string>& nodes) {
   if (nodes.empty()) return absl::InvalidArgumentError("start: no nodes");
   generation_ = 1;
-  return add_nodes(nodes, proto::Reason::kStart);
+  absl::Status st = add_nodes(spawn_series(nodes), proto::Reason::kStart);
+  if (absl::IsUnavailable(st) && one_by_one_ && nodes.size() > 1) {
+    // Nothing started and nobody waits for a spawn count yet: start again node by node.
+    st = add_nodes(spawn_series(nodes), proto::Reason::kStart);
+  }
+  return st;
 }
 
 absl::Status JobGroup::await_spawn_confirmation() {
@@ -200,14 +243,16 @@ absl::Status JobGroup::await_spawn_confirmation() {
 
 absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
   if (nodes.empty() || !job_) return absl::OkStatus();
-  const std::size_t count = std::min<std::size_t>(nodes.size(), proto::kMaxSpawns);
-  if (absl::Status st = send_int(1, proto::kTagSpawns, static_cast<int>(count)); !st.ok()) {
+  std::vector<std::vector<std::string>> series = spawn_series(std::vector<std::string>(
+      nodes.begin(),
+      nodes.begin() +
+          std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(nodes.size()), proto::kMaxSpawns)));
+  if (absl::Status st = send_int(1, proto::kTagSpawns, static_cast<int>(series.size())); !st.ok()) {
     return handle_error(st);
   }
   if (absl::Status st = await_spawn_confirmation(); !st.ok()) return st;
   ++generation_;
-  return add_nodes(std::vector<std::string>(nodes.begin(), nodes.begin() + count),
-                   proto::Reason::kPlan);
+  return add_nodes(series, proto::Reason::kPlan);
 }
 
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {

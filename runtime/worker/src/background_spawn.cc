@@ -20,13 +20,13 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
       std::lock_guard<std::mutex> lock(*mu);
       *current = on;
     }
-    // Arguments other than root and comm are ignored on non-root ranks.
-    char empty[] = "";
+    // The controller spawns with MPI_Comm_spawn_multiple; arguments other than root and comm are
+    // ignored on non-root ranks.
     coll::Comm inter;
-    if (const int rc = MPI_Comm_spawn(empty, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, on, inter.out(),
-                                      MPI_ERRCODES_IGNORE);
+    if (const int rc = MPI_Comm_spawn_multiple(0, nullptr, nullptr, nullptr, nullptr, 0, on,
+                                               inter.out(), MPI_ERRCODES_IGNORE);
         rc != MPI_SUCCESS) {
-      out.error = spawn_error(coll::mpi_status(rc, "MPI_Comm_spawn", __FILE__, __LINE__));
+      out.error = spawn_error(coll::mpi_status(rc, "MPI_Comm_spawn_multiple", __FILE__, __LINE__));
       break;
     }
     coll::Comm merged;

@@ -23,7 +23,13 @@
 //                                 K sets async_mpi_finalize): the last rank frees its
 //                                 communicators, calls MPI_Finalize and then creates DIR/left; the
 //                                 others wait for that file (30 s at most) before they finalize
-//                                 and print "stayer rank R saw the leaver finalized: yes|no"
+//                                 and print "stayer rank R saw the leaver finalized: yes|no",
+//                                 then spawn 1 process onto the leaver's host together and print
+//                                 "stayer rank R grew back onto HOST: ok|failed"
+//   pitfall_probe apps TAG        under mpirun with 2 apps (commands) on one host, TAG differing:
+//                                 each prints "apps rank R argv A" (A: OMPI_ARGV, the command line
+//                                 its daemon forked it with); then rank 0 spawns 1 process (a job
+//                                 of 1 app) onto its host and prints "apps spawn ok|failed"
 //   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
 //                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
 //                                 off: "pmix-nodelay port P sockets N nodelay M"
@@ -113,7 +119,7 @@ int revoke_allreduce() {
 // A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
 // shrink when one spawn placed the job on several nodes: its MPI_Finalize must return without
 // waiting for them. DIR is a folder every host sees (the box's hosts have /tmp of their own).
-int async_leave(const std::string& dir) {
+int async_leave(const std::string& self_path, const std::string& dir) {
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -130,9 +136,14 @@ int async_leave(const std::string& dir) {
   const std::string left = dir + "/left";
   alarm(60);
   if (leaver) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
     MPI_Finalize();
     std::FILE* f = std::fopen(left.c_str(), "w");
-    if (f != nullptr) std::fclose(f);
+    if (f != nullptr) {
+      std::fputs(host, f);
+      std::fclose(f);
+    }
     return 0;
   }
   bool saw = false;
@@ -143,6 +154,33 @@ int async_leave(const std::string& dir) {
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, rest);  // the job goes on without the leaver
   std::printf("stayer rank %d saw the leaver finalized: %s (rest %d)\n", rank, saw ? "yes" : "no",
               sum);
+  std::fflush(stdout);
+  // ... and grows back onto the leaver's host: the new process connects with the stayers, whose
+  // job the leaver's daemon must still know.
+  char host[256] = {};
+  if (std::FILE* f = std::fopen(left.c_str(), "r"); f != nullptr) {
+    if (std::fgets(host, sizeof host, f) == nullptr) host[0] = '\0';
+    std::fclose(f);
+  }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "host", host);
+  MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
+  char child[] = "child";
+  char* child_argv[] = {child, nullptr};
+  MPI_Comm inter = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(rest, MPI_ERRORS_RETURN);
+  sum = 0;
+  if (MPI_Comm_spawn(self_path.c_str(), child_argv, 1, info, 0, rest, &inter,
+                     MPI_ERRCODES_IGNORE) == MPI_SUCCESS) {
+    MPI_Comm merged = MPI_COMM_NULL;
+    MPI_Intercomm_merge(inter, 0, &merged);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+  }
+  MPI_Info_free(&info);
+  std::printf("stayer rank %d grew back onto %s: %s\n", rank, host, sum == size ? "ok" : "failed");
   std::fflush(stdout);
   MPI_Comm_free(&rest);
   MPI_Finalize();
@@ -194,6 +232,42 @@ int pmix_nodelay() {
   return 0;
 }
 
+int apps(const char* self) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* argv = std::getenv("OMPI_ARGV");
+  std::printf("apps rank %d argv %s\n", rank, argv != nullptr ? argv : "(unset)");
+  std::fflush(stdout);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", host);
+    MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
+    char child[] = "apps-child";
+    char* child_argv[] = {child, nullptr};
+    MPI_Comm inter = MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    const int rc =
+        MPI_Comm_spawn(self, child_argv, 1, info, 0, MPI_COMM_SELF, &inter, MPI_ERRCODES_IGNORE);
+    int sum = 0;
+    if (rc == MPI_SUCCESS) {
+      MPI_Comm merged = MPI_COMM_NULL;
+      MPI_Intercomm_merge(inter, 0, &merged);
+      int one = 1;
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+      MPI_Comm_free(&merged);
+      MPI_Comm_free(&inter);
+    }
+    std::printf("apps spawn %s\n", sum == 2 ? "ok" : "failed");
+    std::fflush(stdout);
+    MPI_Info_free(&info);
+  }
+  _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
+}
+
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   int provided = 0;
@@ -202,7 +276,8 @@ int main(int argc, char** argv) {
   if (what == "accept-race") return accept_race();
   if (what == "revoke") return revoke_allreduce();
   if (what == "pmix-nodelay") return pmix_nodelay();
-  if (what == "async-leave") return async_leave(argc > 2 ? argv[2] : ".");
+  if (what == "async-leave") return async_leave(argv[0], argc > 2 ? argv[2] : ".");
+  if (what == "apps") return apps(argv[0]);
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {

@@ -1,8 +1,8 @@
-// MPI_Comm_spawn with a deadline. Stock Open MPI 5.0.7 never returns from a spawn whose children
-// end before they connect: the parent waits for their connection data in a PMIx lookup that
-// nothing ends (its 600 s timeout in ompi/dpm is not enforced: no return after 720 s). Our patches
-// 0012 and 0013 make such a spawn fail at every parent rank once the spawned job has ended (the
-// command exited before MPI_Init, its host died with its daemon); a command that hangs before
+// MPI_Comm_spawn_multiple with a deadline. Stock Open MPI 5.0.7 never returns from a spawn whose
+// children end before they connect: the parent waits for their connection data in a PMIx lookup
+// that nothing ends (its 600 s timeout in ompi/dpm is not enforced: no return after 720 s). Our
+// patches 0012 and 0013 make such a spawn fail at every parent rank once the spawned job has ended
+// (the command exited before MPI_Init, its host died with its daemon); a command that hangs before
 // MPI_Init, or a spawn stuck anywhere else, still never returns, and no spawn info key reaches
 // PRRTE with a timeout. So the call runs in a helper thread (elasticd initialises MPI with
 // MPI_THREAD_MULTIPLE) and the caller stops waiting at the deadline; the helper keeps everything
@@ -20,6 +20,8 @@
 
 namespace elastic::rt {
 
+// One command of a spawn: `procs` processes of `command` (a spawn of several commands is one
+// MPI_Comm_spawn_multiple, one new job).
 struct SpawnRequest {
   std::string command;
   std::vector<std::string> args;
@@ -43,7 +45,8 @@ inline constexpr const char* kEnvProgram = "/usr/bin/env";
 // did not return in time: then `*parent` has been revoked (the other parent ranks, blocked in
 // their part of the spawn, return with an error) and handed to the helper thread, so it is null on
 // return; the abandoned spawn's intercommunicator is revoked and freed if it ever completes.
-absl::StatusOr<coll::Comm> bounded_spawn(const SpawnRequest& request, coll::Comm* parent,
-                                         std::chrono::milliseconds timeout);
+// `commands` must not be empty.
+absl::StatusOr<coll::Comm> bounded_spawn(const std::vector<SpawnRequest>& commands,
+                                         coll::Comm* parent, std::chrono::milliseconds timeout);
 
 }  // namespace elastic::rt

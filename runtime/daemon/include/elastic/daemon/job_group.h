@@ -27,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "elastic/collectives/comm.h"
+#include "elastic/daemon/bounded_spawn.h"
 #include "elastic/worker/internal/protocol.h"
 
 namespace elastic::rt {
@@ -70,7 +71,7 @@ struct PollResult {
 
 class JobGroup {
  public:
-  // `spawn_timeout` bounds each MPI_Comm_spawn (bounded_spawn.h); a spawn that times out fails
+  // `spawn_timeout` bounds each spawn (bounded_spawn.h); a spawn that times out fails
   // the job (reported by start() or by the next poll()).
   JobGroup(LaunchSpec spec, Placement placement,
            std::chrono::milliseconds directive_timeout = std::chrono::seconds(60),
@@ -79,7 +80,8 @@ class JobGroup {
   JobGroup(const JobGroup&) = delete;
   JobGroup& operator=(const JobGroup&) = delete;
 
-  // Spawns the ranks of each node (one spawn call per node) and lets them start.
+  // Spawns the ranks of all nodes (one MPI_Comm_spawn_multiple; node by node if that is refused)
+  // and lets them start.
   // Errors: the job could not start (spawn failed: e.g. the command is not executable).
   absl::Status start(const std::vector<std::string>& nodes);
   // Adds nodes / releases nodes at the ranks' next step boundary. A grow's spawns run while the
@@ -118,13 +120,20 @@ class JobGroup {
   double step_s() const { return step_s_; }
 
  private:
-  // Spawns one node's ranks: LOCAL for the job's first node, else COLLECTIVE over J (the ranks
-  // take part from BackgroundSpawn or Session::init); then merge and connect_all, and tells the
-  // new ranks `more`, the spawns of this series still to come (protocol.h, "Grow").
-  absl::Status spawn_node(const std::string& node, int more);
-  // spawn_node for each node (the first without J when there is none yet), then kResume with
-  // `reason`. A refused spawn ends the series: the nodes spawned before it still join.
-  absl::Status add_nodes(const std::vector<std::string>& nodes, proto::Reason reason);
+  // What to spawn on `node`.
+  SpawnRequest spawn_request(const std::string& node) const;
+  // Spawns the ranks of `nodes` with one MPI_Comm_spawn_multiple (one new job): LOCAL for the
+  // job's first nodes, else COLLECTIVE over J (the ranks take part from BackgroundSpawn or
+  // Session::init); then merge and connect_all, and tells the new ranks `more`, the spawns of this
+  // series still to come (protocol.h, "Grow").
+  absl::Status spawn_nodes(const std::vector<std::string>& nodes, int more);
+  // The spawns that add `nodes`: one for all of them, or one per node after a spawn of several
+  // was refused (until a series of single-node spawns all succeed).
+  std::vector<std::vector<std::string>> spawn_series(const std::vector<std::string>& nodes) const;
+  // spawn_nodes for each batch of `series` (the first without J when there is none yet), then
+  // kResume with `reason`. A refused spawn ends the series: the nodes spawned before it still
+  // join.
+  absl::Status add_nodes(const std::vector<std::vector<std::string>>& series, proto::Reason reason);
   // Waits (bounded) until the leader confirms a grow's spawn count, reading other messages into
   // stashed_ meanwhile. Cancelled when the job finished instead (stashed_.done).
   absl::Status await_spawn_confirmation();
@@ -162,6 +171,7 @@ class JobGroup {
   std::vector<std::string> lost_;  // reported by the next poll()
   PollResult stashed_;             // read while waiting in a verb, reported by poll()
   bool spawns_confirmed_ = false;
+  bool one_by_one_ = false;  // spawn_series
   int generation_ = 0;
   double samples_total_ = 0;
   double samples_per_s_ = 0;

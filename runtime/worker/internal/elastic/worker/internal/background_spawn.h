@@ -25,8 +25,8 @@ struct SpawnOutcome {
 };
 
 // COLLECTIVE over `job` and, in turn, each J it yields: takes a non-root part in `count`
-// consecutive MPI_Comm_spawn calls rooted at the controller (J rank 0), merging with each node's
-// new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
+// consecutive MPI_Comm_spawn_multiple calls rooted at the controller (J rank 0), merging with each
+// spawn's new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
 // where MPI allows; then, when every spawn succeeded, builds the new J's C and its duplicate with
 // the other ranks (the controller takes no part) and warms C's connections (proto::warm_up, with
 // `warm`). `current` (if not null) is set, under `mu`, to the communicator each step runs on, so

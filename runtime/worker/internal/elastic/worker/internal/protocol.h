@@ -21,16 +21,17 @@
 //            never waits on a compute communicator); back to training (state sync from C rank 0).
 //   kStop    the job is over (done or cancelled): ranks return from follow() and exit.
 // Grow (and start), without stopping the training for the new processes' start-up:
-//   1. The controller sends K, the number of nodes to add (kTagSpawns), to the leader, which takes
+//   1. The controller sends K, the number of spawns of the grow (kTagSpawns: 1, the new nodes
+//      together, or one per node after a spawn of several was refused), to the leader, which takes
 //      it at its next step boundary and spreads it with the boundary allreduce. Every rank then
 //      starts its part in K spawns (background_spawn.h: a helper thread, with
 //      MPI_THREAD_MULTIPLE) and goes on training on C; the leader confirms with K (kTagSpawns).
 //      If the job finishes at that boundary, the leader sends kTagDone instead and nothing is
 //      spawned.
-//   2. For each node: MPI_Comm_spawn on J, root = controller (that node's ranks only), merge (new
-//      ranks last), connect_all; the controller then sends the new ranks the number of spawns of
-//      this series still to come (kTagSpawns), which they take part in from Session::init. A
-//      start spawns its first node from the controller alone and goes on the same way.
+//   2. For each spawn: MPI_Comm_spawn_multiple on J, root = controller (a command per node), merge
+//      (new ranks last), connect_all; the controller then sends the new ranks the number of spawns
+//      of this series still to come (kTagSpawns), which they take part in from Session::init. A
+//      start spawns from the controller alone and goes on the same way.
 //      After the last spawn of the series every rank (not the controller) builds the newest J's C
 //      and a duplicate of it (make_compute below: the first operation on a new C is slow, and the
 //      run loop takes the duplicate), then warms the connections the state sync will use
@@ -84,7 +85,7 @@ inline constexpr int kTagCompute = 0x4505;  // MPI_Comm_create_group of C (ranks
 inline constexpr int kTagConnect = 0x4506;  // connect_all()
 inline constexpr int kTagSpawns = 0x4507;   // one int: spawns of a grow (see "Grow" above)
 inline constexpr int kTagWarmUp = 0x4508;   // warm_up() transfers, on the new C
-inline constexpr int kMaxSpawns = 1024;     // nodes one grow may add
+inline constexpr int kMaxSpawns = 1024;     // nodes one grow may add (spawns of a series)
 
 // Orders the controller sends to the leader (one int).
 inline constexpr int kOrderFollow = 1;
