@@ -116,6 +116,31 @@ int revoke_allreduce() {
   return 0;
 }
 
+// COLLECTIVE over `parent`: spawns 1 process of `self` onto `host` (argv[1] "child"), merges with
+// it and sums a 1 from every member: the merged size, or 0 when the spawn failed.
+int spawn_one_onto(const char* self, const char* host, MPI_Comm parent) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "host", host);
+  MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
+  char child[] = "child";
+  char* child_argv[] = {child, nullptr};
+  MPI_Comm inter = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+  int sum = 0;
+  if (MPI_Comm_spawn(self, child_argv, 1, info, 0, parent, &inter, MPI_ERRCODES_IGNORE) ==
+      MPI_SUCCESS) {
+    MPI_Comm merged = MPI_COMM_NULL;
+    MPI_Intercomm_merge(inter, 0, &merged);
+    int one = 1;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+  }
+  MPI_Info_free(&info);
+  return sum;
+}
+
 // A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
 // shrink when one spawn placed the job on several nodes: its MPI_Finalize must return without
 // waiting for them. DIR is a folder every host sees (the box's hosts have /tmp of their own).
@@ -162,24 +187,7 @@ int async_leave(const std::string& self_path, const std::string& dir) {
     if (std::fgets(host, sizeof host, f) == nullptr) host[0] = '\0';
     std::fclose(f);
   }
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "host", host);
-  MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
-  char child[] = "child";
-  char* child_argv[] = {child, nullptr};
-  MPI_Comm inter = MPI_COMM_NULL;
-  MPI_Comm_set_errhandler(rest, MPI_ERRORS_RETURN);
-  sum = 0;
-  if (MPI_Comm_spawn(self_path.c_str(), child_argv, 1, info, 0, rest, &inter,
-                     MPI_ERRCODES_IGNORE) == MPI_SUCCESS) {
-    MPI_Comm merged = MPI_COMM_NULL;
-    MPI_Intercomm_merge(inter, 0, &merged);
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
-    MPI_Comm_free(&merged);
-    MPI_Comm_free(&inter);
-  }
-  MPI_Info_free(&info);
+  sum = spawn_one_onto(self_path.c_str(), host, rest);
   std::printf("stayer rank %d grew back onto %s: %s\n", rank, host, sum == size ? "ok" : "failed");
   std::fflush(stdout);
   MPI_Comm_free(&rest);
@@ -242,28 +250,9 @@ int apps(const char* self) {
   if (rank == 0) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "host", host);
-    MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
-    char child[] = "apps-child";
-    char* child_argv[] = {child, nullptr};
-    MPI_Comm inter = MPI_COMM_NULL;
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const int rc =
-        MPI_Comm_spawn(self, child_argv, 1, info, 0, MPI_COMM_SELF, &inter, MPI_ERRCODES_IGNORE);
-    int sum = 0;
-    if (rc == MPI_SUCCESS) {
-      MPI_Comm merged = MPI_COMM_NULL;
-      MPI_Intercomm_merge(inter, 0, &merged);
-      int one = 1;
-      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
-      MPI_Comm_free(&merged);
-      MPI_Comm_free(&inter);
-    }
+    const int sum = spawn_one_onto(self, host, MPI_COMM_SELF);
     std::printf("apps spawn %s\n", sum == 2 ? "ok" : "failed");
     std::fflush(stdout);
-    MPI_Info_free(&info);
   }
   _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
 }
