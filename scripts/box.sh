@@ -29,6 +29,12 @@
 # PIDs are not isolated: `kill HOST` finds a host's processes by their network namespace.
 set -euo pipefail
 
+# PRRTE's launch agent: before anything else, a session of its own (agent(), below, says why).
+if [ "${1:-}" = agent ] && [ -z "${ELASTIC_BOX_AGENT_SESSION:-}" ]; then
+  export ELASTIC_BOX_AGENT_SESSION=1
+  exec setsid -w "$0" "$@"
+fi
+
 PREFIX=${ELASTIC_BOX_PREFIX:-elbox}
 NET=${ELASTIC_BOX_NET:-10.213.47}
 RUN=/run/$PREFIX
@@ -178,6 +184,12 @@ down() {
 # Like ssh, the command gets a fresh environment (PATH and library path kept: one shared install).
 # The sanitizers' options pass, as a site passes them with ssh's SendEnv: without them the ranks of
 # the other hosts ran without `scripts/test.sh --sanitize`'s suppressions of Open MPI's leaks.
+# Like sshd, which starts each remote command in a session of its own, the agent runs in one
+# (setsid -w at the top of this script: PRRTE waits on it as on ssh). The kernel's autogroups share
+# the cores equally between sessions, so each host's launch, daemon and ranks are one group, as on
+# a machine of their own. Without it a grow's launches ran in the head host's session, one group
+# against each training host's: with 8 hosts training, 8 new daemons took 9 s to report instead of
+# 2-3 s, and a grow from 8 to 16 hosts 12-15 s instead of 8-9 s (docs/runtime.md, "16 and 32").
 agent() {
   while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
   local host=$1
@@ -199,14 +211,8 @@ agent() {
 # with 2 ranks a host it builds intra- and inter-node communicators of its own inside the first
 # collective on every new communicator, and on cores shared by 16 ranks that took shrink on notice
 # at 8 hosts from 56-87 ms to 103-179 ms (docs/runtime.md). Elsewhere Open MPI's default stands.
-#
-# The agent runs under setsid, as sshd starts each remote command in a session of its own: the
-# kernel's autogroups share the cores equally between sessions, so each host's launch, daemon and
-# ranks are one group, as on a machine of their own. Without it a grow's launches ran in the head
-# host's session, one group against each training host's: with 8 hosts training, 8 new daemons
-# took 9 s to report instead of 2-3 s, and a grow from 8 to 16 hosts 12-15 s instead of 8-9 s.
 mpirun_args() {  # mpirun_args [--no-agent]
-  [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "setsid -w $SELF agent"
+  [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "$SELF agent"
   printf '%s\n' --prtemca oob_tcp_if_include "$NET.0/24" \
     --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca mpi_yield_when_idle 1 \
     --mca coll ^han
