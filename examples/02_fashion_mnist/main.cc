@@ -28,18 +28,13 @@ namespace {
 // Test accuracy, each rank evaluating a slice and one allreduce of the counts. COLLECTIVE.
 absl::StatusOr<double> test_accuracy(const ex::Mlp& model, const ex::Dataset& test,
                                      coll::Communicator& comm) {
-  double counts[2] = {0, 0};
+  double correct = 0, seen = 0;
   for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < test.count;
        i += static_cast<std::size_t>(comm.size())) {
-    counts[0] += model.predict(&test.images[i * test.features]) == test.labels[i] ? 1 : 0;
-    counts[1] += 1;
+    correct += model.predict(&test.images[i * test.features]) == test.labels[i] ? 1 : 0;
+    seen += 1;
   }
-  if (absl::Status st =
-          comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
-      !st.ok()) {
-    return st;
-  }
-  return counts[0] / counts[1];
+  return ex::accuracy_over_ranks(comm, correct, seen);
 }
 
 }  // namespace
@@ -48,19 +43,15 @@ int main(int argc, char** argv) {
   CLI::App app{"Fashion-MNIST MLP, data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
   std::string data_dir = ex::kFashionMnistDir;
-  std::size_t hidden = 128, batch = 32;
+  std::size_t hidden = 128;
   float lr = 0.01f, momentum = 0.9f;
   ex::TrainingFlags flags;
+  flags.batch = 32;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
   app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
-  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--lr", lr, "learning rate");
   flags.add_to(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  ex::parse_or_exit(app, argc, argv);
 
   const char* const program = "fashion_mnist";
   std::unique_ptr<rt::Session> session = ex::join_or_exit(program, &argc, &argv);
@@ -70,7 +61,7 @@ int main(int argc, char** argv) {
   if (!test.ok()) ex::fail(*session, program, 2, test.status().ToString());
 
   ex::Mlp model(train->features, hidden, 10, flags.seed);
-  rt::Sampler sampler(train->count, batch, flags.seed, 0, 1);
+  rt::Sampler sampler(train->count, flags.batch, flags.seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", model.params()),
                           state.add_buffer("momentum", model.momentum())}) {

@@ -69,20 +69,15 @@ int main(int argc, char** argv) {
       "Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
   std::string data_dir = ex::kFashionMnistDir;
-  std::size_t hidden = 128, batch = 64;
+  std::size_t hidden = 128;
   float lr = 0.02f, momentum = 0.9f;
   ex::TrainingFlags flags;
   flags.epochs = 3;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
   app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
-  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--lr", lr, "learning rate");
   flags.add_to(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  ex::parse_or_exit(app, argc, argv);
 
   const char* const program = "gpu_fashion_mnist";
   std::unique_ptr<rt::Session> session_ptr = ex::join_or_exit(program, &argc, &argv);
@@ -130,7 +125,7 @@ int main(int argc, char** argv) {
 
   // The same initialisation as example 02 (same seed -> same parameters).
   ex::Mlp init(train->features, hidden, 10, flags.seed);
-  auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), batch);
+  auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), flags.batch);
   if (!model_or.ok()) fail(4, model_or.status().ToString());
   ex::GpuMlp& model = **model_or;
 
@@ -142,7 +137,7 @@ int main(int argc, char** argv) {
   std::copy(init.params().begin(), init.params().end(), params_host.data());
   std::fill_n(momentum_host.data(), momentum_host.size(), 0.0f);
 
-  rt::Sampler sampler(train->count, batch, flags.seed, 0, 1);
+  rt::Sampler sampler(train->count, flags.batch, flags.seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", params_host.span()),
                           state.add_buffer("momentum", momentum_host.span())}) {
@@ -195,14 +190,9 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::size_t> correct =
         model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
     if (!correct.ok()) return correct.status();
-    double counts[2] = {static_cast<double>(*correct),
-                        static_cast<double>(test->count * (r + 1) / n - test->count * r / n)};
-    if (absl::Status st =
-            comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
-        !st.ok()) {
-      return st;
-    }
-    return counts[0] / counts[1];
+    return ex::accuracy_over_ranks(
+        comm, static_cast<double>(*correct),
+        static_cast<double>(test->count * (r + 1) / n - test->count * r / n));
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
     return meter.end_epoch(epoch, comm, test_accuracy);

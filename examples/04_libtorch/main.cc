@@ -41,20 +41,15 @@ absl::StatusOr<double> test_accuracy(ex::Cnn& model, const ex::FashionMnist& tes
   const std::int64_t n = test.labels().size(0);
   const std::int64_t begin = n * comm.rank() / comm.size(),
                      end = n * (comm.rank() + 1) / comm.size();
-  double counts[2] = {0, static_cast<double>(end - begin)};
+  double correct = 0;
   for (std::int64_t i = begin; i < end; i += 1000) {
     const std::int64_t j = std::min(end, i + 1000);
     const ::torch::Tensor pred = model->forward(test.images().slice(0, i, j)).argmax(1);
-    counts[0] +=
+    correct +=
         static_cast<double>(pred.eq(test.labels().slice(0, i, j)).sum().item<std::int64_t>());
   }
   model->train();
-  if (absl::Status st =
-          comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
-      !st.ok()) {
-    return st;
-  }
-  return counts[0] / counts[1];
+  return ex::accuracy_over_ranks(comm, correct, static_cast<double>(end - begin));
 }
 
 }  // namespace
@@ -63,13 +58,11 @@ int main(int argc, char** argv) {
   CLI::App app{"Fashion-MNIST CNN in LibTorch, data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
   std::string data_dir = ex::kFashionMnistDir, optimizer_name = "adam";
-  std::size_t batch = 64;
   std::int64_t channels = 32;
   double lr = 1e-3, momentum = 0.9, lr_decay = 1.0;
   int threads = 1;
   ex::TrainingFlags flags;
   app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
-  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--channels", channels,
                  "channels of the first convolution (the second has twice as many)")
       ->check(elastic::cli::positive());
@@ -83,11 +76,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "LibTorch threads per rank")
       ->check(elastic::cli::positive());
   flags.add_to(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  ex::parse_or_exit(app, argc, argv);
 
   const char* const program = "libtorch_fashion_mnist";
   std::unique_ptr<rt::Session> session = ex::join_or_exit(program, &argc, &argv);
@@ -108,7 +97,7 @@ int main(int argc, char** argv) {
     optimizer = std::make_unique<::torch::optim::SGD>(
         model->parameters(), ::torch::optim::SGDOptions(lr).momentum(momentum));
   }
-  rt::Sampler sampler(*train->size(), batch, flags.seed, 0, 1);
+  rt::Sampler sampler(*train->size(), flags.batch, flags.seed, 0, 1);
   rt::State state;
   et::StateRegistration registration;
   for (absl::Status st :

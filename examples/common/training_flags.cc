@@ -1,10 +1,13 @@
 #include "training_flags.h"
 
+#include <cstdlib>
+
 #include "elastic/cli/number_checks.h"
 
 namespace elastic::examples {
 
 void TrainingFlags::add_to(CLI::App& app) {
+  app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
   app.add_option("--seed", seed, "seed of the initialisation and the data order");
   app.add_option("--commit-every", commit_every, "steps between in-memory commits")
@@ -32,6 +35,14 @@ rt::RunOptions TrainingFlags::run_options() const {
 
 double TrainingFlags::lr_scale(int ranks) const {
   return lr_ranks > 0 ? static_cast<double>(ranks) / lr_ranks : 1.0;
+}
+
+void parse_or_exit(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
+  }
 }
 
 }  // namespace elastic::examples

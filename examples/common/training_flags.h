@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -10,6 +11,7 @@
 namespace elastic::examples {
 
 struct TrainingFlags {
+  std::size_t batch = 64;
   std::uint64_t epochs = 5;
   std::uint64_t commit_every = 10;
   std::uint64_t seed = 1;
@@ -17,8 +19,8 @@ struct TrainingFlags {
   double target_accuracy = 0;
   int lr_ranks = 0;
 
-  // --epochs, --seed, --commit-every, --checkpoint, --target-accuracy and --lr-ranks, with the
-  // values above as their defaults (set a field before calling this to change one).
+  // --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy and --lr-ranks,
+  // with the values above as their defaults (set a field before calling this to change one).
   void add_to(CLI::App& app);
   // rt::run's options: these, and a durable checkpoint every 20 commits.
   rt::RunOptions run_options() const;
@@ -26,5 +28,9 @@ struct TrainingFlags {
   // without --lr-ranks.
   double lr_scale(int ranks) const;
 };
+
+// Parses the command line into the options added to `app`. --help prints the help and exits 0; a
+// bad option prints CLI11's message naming it and exits 2.
+void parse_or_exit(CLI::App& app, int argc, char** argv);
 
 }  // namespace elastic::examples

@@ -37,6 +37,16 @@ void print_reset(const rt::ResetInfo& info) {
   std::fflush(stdout);
 }
 
+absl::StatusOr<double> accuracy_over_ranks(coll::Communicator& comm, double correct, double seen) {
+  double counts[2] = {correct, seen};
+  if (absl::Status st =
+          comm.allreduce(coll::Tensor{counts, 2, coll::DataType::kFloat64}, coll::ReduceOp::kSum);
+      !st.ok()) {
+    return st;
+  }
+  return counts[0] / counts[1];
+}
+
 EpochMeter::EpochMeter(const char* unit, bool local) : unit_(unit), local_(local) {}
 
 void EpochMeter::add(double loss, double correct, double seen, std::uint64_t global_batch) {

@@ -28,6 +28,10 @@ void print_reset(const rt::ResetInfo& info);
 // The model's test accuracy over the ranks of `comm`. COLLECTIVE.
 using Accuracy = std::function<absl::StatusOr<double>(coll::Communicator& comm)>;
 
+// `correct` of `seen` test samples on this rank, summed over the ranks of `comm` by one allreduce:
+// the test accuracy. COLLECTIVE.
+absl::StatusOr<double> accuracy_over_ranks(coll::Communicator& comm, double correct, double seen);
+
 // The training statistics of the current epoch, and samples/s since the start; rank 0 prints them
 // at each epoch end.
 class EpochMeter {
