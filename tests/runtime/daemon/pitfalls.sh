@@ -69,10 +69,10 @@ check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tm
 # stock build, the same is run there and what it does is printed (not asserted).
 BOX=$src/../../../scripts/box.sh
 # box_run SECONDS MPIRUN ARGS...: MPIRUN on h0 with the box's arguments, on hosts cleared of
-# everything the step before left -> $tmp/out. With with_han=yes the box's `--mca coll ^han` is
-# left out (Open MPI's default, coll/han, stands).
+# everything the step before left -> $tmp/out, and mpirun's exit status (124: it ran past SECONDS).
+# With with_han=yes the box's `--mca coll ^han` is left out (Open MPI's default, coll/han, stands).
 box_run() {
-  local limit=$1 mpirun=$2
+  local limit=$1 mpirun=$2 rc
   shift 2
   "$BOX" kill-all
   mapfile -t boxargs < <("$BOX" mpirun-args)
@@ -81,7 +81,9 @@ box_run() {
       grep -vxF -- $'--mca\tcoll\t^han' | tr '\t' '\n')
   fi
   timeout "$limit" "$BOX" exec h0 "$mpirun" "${boxargs[@]}" "$@" > "$tmp/out" 2>&1
+  rc=$?
   "$BOX" kill-all
+  return $rc
 }
 box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
   box_run 120 "$1/mpirun" --with-ft ulfm --bind-to none -n 1 "$probe" spawn h1:2 h2:2 h3:2 h1:2 h2:2
@@ -250,5 +252,24 @@ if [ $box = yes ]; then
   grep -qx "apps spawn ok" "$tmp/out" || tail -30 "$tmp/out"
 else
   echo "skipped: L (no cluster in a box on this machine)"
+fi
+# M: a command that exits at once, on 8 hosts. A daemon forks each process in a launch thread and
+# stores its pid after fork() returns; its SIGCHLD handler (another thread) matched the pids it
+# reaped against the stored ones, so a process that exited before its pid was stored was reaped
+# unmatched and never reported, and mpirun waited for it for ever: `mpirun --host h1..h8 true`
+# hung in 7 of 20 runs on the box (2026-12-02; none with `sleep 1`). The project's build
+# (scripts/openmpi/0023-*.patch) keeps such an exit until the pid is stored. 10 runs, each must end
+# (30 s at most) with exit 0.
+if [ $box = yes ]; then
+  short_ok=0
+  for ((i = 0; i < 10; i++)); do
+    box_run 30 "$bin/mpirun" --bind-to none --host "$(seq -s, -f 'h%g:1' 1 8)" -n 8 true &&
+      short_ok=$((short_ok + 1))
+  done
+  check "mpirun of a command that exits at once on 8 hosts ends, 10 of 10 runs (our patch)" \
+    '[ $short_ok = 10 ]'
+  echo "M: $short_ok of 10 runs ended"
+else
+  echo "skipped: M (no cluster in a box on this machine)"
 fi
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
