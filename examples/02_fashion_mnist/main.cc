@@ -42,22 +42,19 @@ absl::StatusOr<double> test_accuracy(const ex::Mlp& model, const ex::Dataset& te
 int main(int argc, char** argv) {
   CLI::App app{"Fashion-MNIST MLP, data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
-  std::string data_dir = ex::kFashionMnistDir;
   std::size_t hidden = 128;
-  float lr = 0.01f, momentum = 0.9f;
+  const float momentum = 0.9f;
   ex::TrainingFlags flags;
   flags.batch = 32;
-  app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
   app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
-  app.add_option("--lr", lr, "learning rate");
   flags.add_to(app);
   ex::parse_or_exit(app, argc, argv);
 
   const char* const program = "fashion_mnist";
   std::unique_ptr<rt::Session> session = ex::join_or_exit(program, &argc, &argv);
-  auto train = ex::load_idx(data_dir, "train");
+  auto train = ex::load_idx(flags.data_dir, "train");
   if (!train.ok()) ex::fail(*session, program, 2, train.status().ToString());
-  auto test = ex::load_idx(data_dir, "t10k");
+  auto test = ex::load_idx(flags.data_dir, "t10k");
   if (!test.ok()) ex::fail(*session, program, 2, test.status().ToString());
 
   ex::Mlp model(train->features, hidden, 10, flags.seed);
@@ -73,6 +70,7 @@ int main(int argc, char** argv) {
   // The gradient buffer gets two extra slots for the loss and the number correct: one allreduce.
   std::vector<float> reduce_buf(model.grads().size() + 2);
   ex::EpochMeter meter("ranks", /*local=*/false);
+  const auto lr = static_cast<float>(flags.lr);
   float lr_now = lr;
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {

@@ -68,14 +68,12 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Fashion-MNIST MLP on GPUs (cuBLAS + NCCL), data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
-  std::string data_dir = ex::kFashionMnistDir;
   std::size_t hidden = 128;
-  float lr = 0.02f, momentum = 0.9f;
+  const float momentum = 0.9f;
   ex::TrainingFlags flags;
+  flags.lr = 0.02;
   flags.epochs = 3;
-  app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
   app.add_option("--hidden", hidden, "hidden units")->check(elastic::cli::positive());
-  app.add_option("--lr", lr, "learning rate");
   flags.add_to(app);
   ex::parse_or_exit(app, argc, argv);
 
@@ -114,9 +112,9 @@ int main(int argc, char** argv) {
   const int device = local % devices;
   if (cudaError_t rc = cudaSetDevice(device); rc != cudaSuccess) fail(4, cudaGetErrorString(rc));
 
-  auto train = ex::load_idx(data_dir, "train");
+  auto train = ex::load_idx(flags.data_dir, "train");
   if (!train.ok()) fail(2, train.status().ToString());
-  auto test = ex::load_idx(data_dir, "t10k");
+  auto test = ex::load_idx(flags.data_dir, "t10k");
   if (!test.ok()) fail(2, test.status().ToString());
   auto train_dev = ex::upload(*train);
   if (!train_dev.ok()) fail(4, train_dev.status().ToString());
@@ -147,6 +145,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<coll::Communicator> nccl;  // one per membership, built at its first step
   std::array<float, 2> stats{};
   ex::EpochMeter meter("GPUs", /*local=*/false);
+  const auto lr = static_cast<float>(flags.lr);
   float lr_now = lr;
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {

@@ -22,7 +22,6 @@
 #include "elastic/torch/state_registration.h"
 #include "elastic/worker/run.h"
 #include "fashion_mnist_data.h"
-#include "idx_reader.h"
 #include "training_flags.h"
 #include "training_run.h"
 
@@ -57,18 +56,17 @@ absl::StatusOr<double> test_accuracy(ex::Cnn& model, const ex::FashionMnist& tes
 int main(int argc, char** argv) {
   CLI::App app{"Fashion-MNIST CNN in LibTorch, data-parallel and elastic with libelastic"};
   app.option_defaults()->always_capture_default();
-  std::string data_dir = ex::kFashionMnistDir, optimizer_name = "adam";
+  std::string optimizer_name = "adam";
   std::int64_t channels = 32;
-  double lr = 1e-3, momentum = 0.9, lr_decay = 1.0;
+  double momentum = 0.9, lr_decay = 1.0;
   int threads = 1;
   ex::TrainingFlags flags;
-  app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
+  flags.lr = 1e-3;
   app.add_option("--channels", channels,
                  "channels of the first convolution (the second has twice as many)")
       ->check(elastic::cli::positive());
   app.add_option("--optimizer", optimizer_name, "adam or sgd (with --momentum)")
       ->check(CLI::IsMember({"adam", "sgd"}));
-  app.add_option("--lr", lr, "learning rate");
   app.add_option("--momentum", momentum, "SGD momentum");
   app.add_option("--lr-decay", lr_decay,
                  "factor the learning rate is multiplied by after each epoch; 1 keeps it")
@@ -81,9 +79,9 @@ int main(int argc, char** argv) {
   const char* const program = "libtorch_fashion_mnist";
   std::unique_ptr<rt::Session> session = ex::join_or_exit(program, &argc, &argv);
   ::torch::set_num_threads(threads);
-  auto train = ex::FashionMnist::load(data_dir, "train");
+  auto train = ex::FashionMnist::load(flags.data_dir, "train");
   if (!train.ok()) ex::fail(*session, program, 2, train.status().ToString());
-  auto test = ex::FashionMnist::load(data_dir, "t10k");
+  auto test = ex::FashionMnist::load(flags.data_dir, "t10k");
   if (!test.ok()) ex::fail(*session, program, 2, test.status().ToString());
 
   // The same seed on every rank; a joining rank gets rank 0's state anyway.
@@ -92,10 +90,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<::torch::optim::Optimizer> optimizer;
   if (optimizer_name == "adam") {
     optimizer = std::make_unique<::torch::optim::Adam>(model->parameters(),
-                                                       ::torch::optim::AdamOptions(lr));
+                                                       ::torch::optim::AdamOptions(flags.lr));
   } else {
     optimizer = std::make_unique<::torch::optim::SGD>(
-        model->parameters(), ::torch::optim::SGDOptions(lr).momentum(momentum));
+        model->parameters(), ::torch::optim::SGDOptions(flags.lr).momentum(momentum));
   }
   rt::Sampler sampler(*train->size(), flags.batch, flags.seed, 0, 1);
   rt::State state;
@@ -136,7 +134,7 @@ int main(int argc, char** argv) {
   // The rate for `size` ranks in epoch `epoch` (0-based): the linear scaling rule and step decay.
   auto set_rate = [&](int size, std::uint64_t epoch) {
     return et::set_learning_rate(
-        *optimizer, lr * flags.lr_scale(size) * std::pow(lr_decay, static_cast<double>(epoch)));
+        *optimizer, flags.lr * flags.lr_scale(size) * std::pow(lr_decay, static_cast<double>(epoch)));
   };
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {

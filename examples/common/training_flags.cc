@@ -7,6 +7,8 @@
 namespace elastic::examples {
 
 void TrainingFlags::add_to(CLI::App& app) {
+  app.add_option("--data-dir", data_dir, "folder with the *-idx?-ubyte.gz files");
+  app.add_option("--lr", lr, "learning rate");
   app.add_option("--batch", batch, "samples per rank per step")->check(elastic::cli::positive());
   app.add_option("--epochs", epochs, "epochs to train")->check(elastic::cli::positive());
   app.add_option("--seed", seed, "seed of the initialisation and the data order");

@@ -7,10 +7,13 @@
 #include <string>
 
 #include "elastic/worker/run.h"
+#include "idx_reader.h"
 
 namespace elastic::examples {
 
 struct TrainingFlags {
+  std::string data_dir = kFashionMnistDir;
+  double lr = 0.01;
   std::size_t batch = 64;
   std::uint64_t epochs = 5;
   std::uint64_t commit_every = 10;
@@ -19,8 +22,9 @@ struct TrainingFlags {
   double target_accuracy = 0;
   int lr_ranks = 0;
 
-  // --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy and --lr-ranks,
-  // with the values above as their defaults (set a field before calling this to change one).
+  // --data-dir, --lr, --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy
+  // and --lr-ranks, with the values above as their defaults (set a field before calling this to
+  // change one).
   void add_to(CLI::App& app);
   // rt::run's options: these, and a durable checkpoint every 20 commits.
   rt::RunOptions run_options() const;
