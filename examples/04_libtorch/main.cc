@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
 
   // The rate for `size` ranks in epoch `epoch` (0-based): the linear scaling rule and step decay.
   auto set_rate = [&](int size, std::uint64_t epoch) {
-    return et::set_learning_rate(
-        *optimizer, flags.lr * flags.lr_scale(size) * std::pow(lr_decay, static_cast<double>(epoch)));
+    return et::set_learning_rate(*optimizer, flags.lr * flags.lr_scale(size) *
+                                                 std::pow(lr_decay, static_cast<double>(epoch)));
   };
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {
