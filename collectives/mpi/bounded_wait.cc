@@ -36,7 +36,7 @@ bool yield_when_idle() {
 }
 
 // One test of every request: the MPI error of the first that failed, else MPI_SUCCESS.
-int test(std::span<MPI_Request> reqs, std::vector<MPI_Status>& statuses, int& done) {
+int test_all(std::span<MPI_Request> reqs, std::vector<MPI_Status>& statuses, int& done) {
   if (reqs.size() == 1) {
     // An error shows in the return code (the request is then freed) or only in the status.
     statuses[0].MPI_ERROR = MPI_SUCCESS;
@@ -61,7 +61,7 @@ absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, c
   std::vector<MPI_Status> statuses(reqs.size());
   for (unsigned tests = 1;; ++tests) {
     int done = 0;
-    if (const int rc = test(reqs, statuses, done); rc != MPI_SUCCESS) {
+    if (const int rc = test_all(reqs, statuses, done); rc != MPI_SUCCESS) {
       return mpi_status(rc, what, __FILE__, __LINE__);
     }
     if (done != 0) return absl::OkStatus();
@@ -74,6 +74,15 @@ absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, c
       std::this_thread::sleep_for(pace.sleep);
     }
   }
+}
+
+absl::StatusOr<bool> test(MPI_Request& req, const char* what) {
+  std::vector<MPI_Status> statuses(1);
+  int done = 0;
+  if (const int rc = test_all(std::span(&req, 1), statuses, done); rc != MPI_SUCCESS) {
+    return mpi_status(rc, what, __FILE__, __LINE__);
+  }
+  return done != 0;
 }
 
 absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what,

@@ -397,7 +397,8 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
     }
     if (dirty_ && !was_dirty) dirty_since_ = Clock::now();
     const double waited = std::chrono::duration<double>(Clock::now() - dirty_since_).count();
-    if (dirty_ && (urgent_ || waited >= options_.debounce_s)) {
+    // A plan waits for the repairs under way: the nodes they lose are known only at their end.
+    if (dirty_ && (urgent_ || waited >= options_.debounce_s) && !repairing()) {
       dirty_ = false;
       urgent_ = false;
       plan();

@@ -2,6 +2,7 @@
 // a JobGroup verb (start, grow, shrink, stop), follows their progress (learning throughput curves)
 // and ends them (finished, failed, cancelled, requeued), journaling and logging each step. The
 // event loop that decides when to plan is daemon.cc.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -99,6 +100,7 @@ void Daemon::poll_jobs() {
   for (Job& job : jobs_) {
     if (!job.group) continue;
     PollResult r = job.group->poll();
+    if (r.repair_started) log("job_repair_started", {{"job", job.rec.spec.id}});
     if (!r.lost_nodes.empty()) {
       for (const std::string& n : r.lost_nodes) {
         lost_.insert(n);
@@ -108,7 +110,8 @@ void Daemon::poll_jobs() {
       log("job_recovered", {{"job", job.rec.spec.id},
                             {"ranks", job.group->ranks()},
                             {"nodes", job.group->nodes()},
-                            {"generation", job.group->generation()}});
+                            {"generation", job.group->generation()},
+                            {"ms", job.group->repair_ms()}});
       if (job.group->active()) {
         (void)journal_.rescaled(job.rec.spec.id, job.group->nodes(), job.group->ranks(), "failure");
       }
@@ -134,6 +137,11 @@ void Daemon::poll_jobs() {
       job.rec.ranks = job.group->ranks();
     }
   }
+}
+
+bool Daemon::repairing() const {
+  return std::any_of(jobs_.begin(), jobs_.end(),
+                     [](const Job& j) { return j.group && j.group->repairing(); });
 }
 
 void Daemon::learn(Job& job) {

@@ -226,6 +226,7 @@ absl::Status JobGroup::await_spawn_confirmation() {
   const auto deadline = Clock::now() + directive_timeout_;
   while (!spawns_confirmed_) {
     poll_into(stashed_);
+    if (absl::Status st = settle_repair(); !st.ok()) stashed_.error = std::string(st.message());
     if (spawns_confirmed_) break;
     if (stashed_.done) return absl::CancelledError("the job finished before the grow");
     if (stashed_.error || !job_) return absl::AbortedError("the job failed before the grow");
@@ -242,6 +243,7 @@ absl::Status JobGroup::await_spawn_confirmation() {
 }
 
 absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
+  if (absl::Status st = settle_repair(); !st.ok()) return st;
   if (nodes.empty() || !job_) return absl::OkStatus();
   std::vector<std::vector<std::string>> series = spawn_series(std::vector<std::string>(
       nodes.begin(),
@@ -256,6 +258,7 @@ absl::Status JobGroup::grow(const std::vector<std::string>& nodes) {
 }
 
 absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
+  if (absl::Status st = settle_repair(); !st.ok()) return st;
   if (nodes.empty() || !job_) return absl::OkStatus();
   std::vector<int> leaving;
   for (std::size_t i = 0; i < rank_nodes_.size(); ++i) {
@@ -315,6 +318,7 @@ void JobGroup::take_last_progress() {
 }
 
 absl::Status JobGroup::stop(bool wait_boundary) {
+  if (absl::Status st = settle_repair(); !st.ok()) return st;
   if (!job_) return absl::OkStatus();
   absl::Status st = wait_boundary ? send_order() : absl::OkStatus();
   if (st.ok()) st = header(proto::Directive::kStop, 0, proto::Reason::kPlan);
@@ -331,6 +335,7 @@ absl::Status JobGroup::stop(bool wait_boundary) {
 }
 
 void JobGroup::abort() {
+  repair_.reset();  // before J, which it repairs
   job_.revoke();
   job_.reset();
   depart_all();
@@ -352,8 +357,42 @@ absl::Status JobGroup::handle_error(const absl::Status& error) {
   return error;  // Unavailable (a refused spawn) leaves J usable: the caller decides
 }
 
+bool JobGroup::begin_repair() {
+  if (repair_) return false;
+  repair_.emplace(job_, RepairOptions{});
+  repair_began_ = Clock::now();
+  return true;
+}
+
+std::optional<absl::Status> JobGroup::step_repair(bool wait) {
+  for (;;) {
+    if (std::optional<absl::StatusOr<coll::Comm>> fixed = repair_->test()) {
+      repair_.reset();
+      repair_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - repair_began_).count();
+      return end_repair(*std::move(fixed));
+    }
+    if (!wait) return std::nullopt;
+    std::this_thread::sleep_for(coll::kControlPace.sleep);
+  }
+}
+
 absl::Status JobGroup::repair() {
-  absl::StatusOr<coll::Comm> fixed = repair_comm(job_);
+  begin_repair();
+  return *step_repair(/*wait=*/true);
+}
+
+absl::Status JobGroup::settle_repair() {
+  return repair_ ? *step_repair(/*wait=*/true) : absl::OkStatus();
+}
+
+void JobGroup::repair_in_poll(PollResult& out) {
+  if (begin_repair()) out.repair_started = true;
+  if (std::optional<absl::Status> st = step_repair(/*wait=*/false); st && !st->ok()) {
+    out.error = std::string(st->message());
+  }
+}
+
+absl::Status JobGroup::end_repair(absl::StatusOr<coll::Comm> fixed) {
   if (!fixed.ok()) {
     abort();
     return fixed.status();
@@ -393,10 +432,10 @@ bool JobGroup::receive(void* buf, int count, MPI_Datatype type, const MPI_Status
   const int rc =
       MPI_Recv(buf, count, type, probed.MPI_SOURCE, probed.MPI_TAG, job_.get(), MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS) return true;
-  absl::Status st = coll::mpi_status(rc, "MPI_Recv(poll)", __FILE__, __LINE__);
-  if (coll::is_process_failure(rc)) st = repair();
-  if (!st.ok()) {
-    out.error = std::string(st.message());
+  if (coll::is_process_failure(rc)) {
+    repair_in_poll(out);
+  } else {
+    out.error = std::string(coll::mpi_status(rc, "MPI_Recv(poll)", __FILE__, __LINE__).message());
     abort();
   }
   return false;
@@ -416,13 +455,17 @@ void JobGroup::poll_into(PollResult& out) {
     abort();
     return;
   }
+  if (repair_) {  // J is not read until its repair ends
+    repair_in_poll(out);
+    if (repair_ || out.error) return;
+  }
   for (int i = 0; i < 64 && job_; ++i) {
     int flag = 0;
     MPI_Status status;
     const int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, job_.get(), &flag, &status);
     if (rc != MPI_SUCCESS) {
       if (coll::is_process_failure(rc)) {
-        if (absl::Status st = repair(); !st.ok()) out.error = std::string(st.message());
+        repair_in_poll(out);
       } else {
         out.error = std::string(coll::mpi_status(rc, "MPI_Iprobe", __FILE__, __LINE__).message());
         abort();
@@ -462,8 +505,8 @@ void JobGroup::poll_into(PollResult& out) {
   }
   // MPI_Iprobe never reports a failed peer, and a job that lost every rank at once (its only host
   // vanished) sends nothing that would: a failure this process already knows of is repaired here.
-  if (job_ && !out.done && !out.error && coll::failed_processes(job_.get()) > 0) {
-    if (absl::Status st = repair(); !st.ok()) out.error = std::string(st.message());
+  if (job_ && !repair_ && !out.done && !out.error && coll::failed_processes(job_.get()) > 0) {
+    repair_in_poll(out);
   }
 }
 

@@ -3,9 +3,9 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_relay kill_job kill_mid_spawn kill_parent_mid_spawn
-# kill_rank_mid_spawn unreachable_host churn learn hole_loss restart bad_input output_bound
-# spawn_exit.
+# shrink_notice leader_leaves kill kill_relay kill_job repair_waits kill_mid_spawn
+# kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss restart
+# bad_input output_bound spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -196,6 +196,41 @@ case_kill_job() {  # every rank of a job dies at once (its only host, daemon inc
   wait_for 120 '[ "$(job_state j)" = finished ]' || fail "job did not finish: $(job_state j)"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   echo "lost $victim with every rank of the job; requeued, finished on $(grep '"job_started"' "$S/events.jsonl" | tail -1 | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/')"
+}
+
+# A repair waits until every survivor has entered it; a rank in a long step enters at its next MPI
+# call (here SIGSTOP holds job a's survivor). Meanwhile elasticd serves its other jobs: b goes on
+# reporting, finishes and is stopped, and status.json is written; when the survivor goes on, a's
+# repair ends and a trains on without the lost node. (Until 2026-12-03 elasticd ran the repair
+# inline: nothing else happened until it ended, and an agreement of 60 s failed job a.)
+case_repair_waits() {
+  hosts_range 3
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 2) submit a 2500 1 2
+  wait_for 60 '[ "$(job_ranks a)" = 2 ]' || fail "job a did not reach 2 ranks"
+  submit b 500 1 1
+  wait_for 60 '[ "$(job_state b)" = running ] && [ "$(job_ranks b)" = 1 ]' || fail "job b did not start"
+  local nodes survivor victim pids
+  read -r -a nodes <<< "$(job_nodes a)"
+  survivor=${nodes[0]} victim=${nodes[1]}
+  pids=$(rank_pids "$survivor")
+  [ -n "$pids" ] || fail "no rank of a on $survivor"
+  kill -STOP $pids
+  echo "stopped a's rank on $survivor ($pids)"
+  kill_node "$victim"
+  wait_for 30 "[ \$(count_events job_repair_started '\"a\"') -ge 1 ]" || { kill -CONT $pids; fail "a's repair did not start"; }
+  wait_for 45 '[ "$(job_state b)" = finished ]' || { kill -CONT $pids; fail "b did not finish while a's repair waited: $(job_state b)"; }
+  local recovered state
+  recovered=$(count_events job_recovered '"a"') state=$(job_state a)
+  kill -CONT $pids
+  echo "b finished while a's repair waited for its stopped rank (a: $state, recoveries so far: $recovered)"
+  [ "$recovered" = 0 ] && [ "$state" = running ] || fail "a's repair ended before its rank went on"
+  wait_for 60 "[ \$(count_events job_recovered '\"a\"') -ge 1 ]" || fail "a's repair did not end"
+  grep '"job_recovered"' "$S/events.jsonl" | cut -c1-300
+  wait_for 120 '[ "$(job_state a)" = finished ]' || fail "a did not finish: $(job_state a)"
+  out a | grep -q WRONG && fail "wrong allreduce"
+  [ "$(out a | grep -c '^recovered')" -ge 1 ] || fail "a's ranks saw no recovery"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
 
 case_churn() {  # 3 jobs on 8 nodes, the hostfile changes every 3 s

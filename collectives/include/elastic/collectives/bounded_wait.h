@@ -10,6 +10,7 @@
 #include <span>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace elastic::coll {
 
@@ -44,6 +45,9 @@ inline constexpr WaitPace kControlPace{std::chrono::microseconds(0), std::chrono
 // active, and the caller must revoke the communicator and drain() it.
 absl::Status wait(MPI_Request& req, Clock::time_point deadline, const char* what,
                   const WaitPace& pace = kCollectivePace);
+// One test of `req`, for a caller that waits in its own loop: true when it completed without
+// error, false while it is still active, its error (as wait's) when it failed.
+absl::StatusOr<bool> test(MPI_Request& req, const char* what);
 // The same for every request of `reqs` (MPI_REQUEST_NULL entries count as done).
 absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, const char* what,
                       const WaitPace& pace = kCollectivePace);

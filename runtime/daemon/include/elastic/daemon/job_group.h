@@ -3,7 +3,10 @@
 // that carry out a plan — start, grow, shrink, stop — plus poll(), which reads progress/done/exit
 // messages and notices process failures, repairing J with the survivors (repair.h).
 //
-// All verbs are blocking and COLLECTIVE with the job's ranks, who join at their next step
+// A repair that poll() starts goes on across polls (CommRepair): each poll takes the steps whose
+// agreements have completed and returns, so that the controller serves its other jobs while this
+// one's survivors reach the repair (a rank in a long step enters it only at its next MPI call).
+// A verb called meanwhile first waits for the repair to end. All verbs are blocking and COLLECTIVE with the job's ranks, who join at their next step
 // boundary; every wait for them is bounded by `directive_timeout` (each directive is an exchange
 // that completes only once all ranks are in it, protocol.h), and J is revoked whenever the
 // controller gives up on it, so that no rank waits for it either. MPI_Comm_spawn is bounded by
@@ -29,6 +32,7 @@
 #include "elastic/collectives/comm.h"
 #include "elastic/daemon/bounded_spawn.h"
 #include "elastic/worker/internal/protocol.h"
+#include "elastic/worker/internal/repair.h"
 
 namespace elastic::rt {
 
@@ -67,6 +71,7 @@ struct PollResult {
   bool done = false;                    // the job's ranks said they are finished (then call stop())
   std::optional<std::string> error;     // the job cannot go on (a rank exited non-zero, ...)
   std::vector<std::string> lost_nodes;  // nodes whose ranks died (J repaired without them)
+  bool repair_started = false;          // a process failed: J's repair began (see repairing())
 };
 
 class JobGroup {
@@ -96,8 +101,13 @@ class JobGroup {
   // Abandons the job: revokes J (its ranks see errors and exit) and frees it. LOCAL.
   void abort();
 
-  // LOCAL, never blocks except to repair J after a failure (collective with the survivors).
+  // LOCAL, never blocks but in the shrink of a repair (collective with the survivors, who are
+  // all in it by then).
   PollResult poll();
+  // Whether J's repair is under way (begun by a poll, ended by a later one or by a verb).
+  bool repairing() const { return repair_.has_value(); }
+  // How long the last repair took, from the poll that found the failure to the repaired J (ms).
+  double repair_ms() const { return repair_ms_; }
 
   bool active() const { return static_cast<bool>(job_); }
   int ranks() const { return static_cast<int>(rank_nodes_.size()); }
@@ -151,7 +161,21 @@ class JobGroup {
   absl::Status send_order() { return send_int(1, proto::kTagOrder, proto::kOrderFollow); }
   // After an MPI error during a verb: repair if it was a process failure, else give up on J.
   absl::Status handle_error(const absl::Status& error);
+  // Starts J's repair (false: one is under way already).
+  bool begin_repair();
+  // Takes the repair's next steps; nullopt while it is under way (never when `wait`), else
+  // end_repair's status.
+  std::optional<absl::Status> step_repair(bool wait);
+  // Survivors' J: drops the lost ranks (lost_), resumes the job, releases partly lost nodes.
+  // A failed repair abandons the job.
+  absl::Status end_repair(absl::StatusOr<coll::Comm> fixed);
+  // The whole repair, waited for (inside a verb).
   absl::Status repair();
+  // Waits for a repair under way to end (OK when there is none).
+  absl::Status settle_repair();
+  // poll()'s: starts the repair (out.repair_started) and takes it as far as it goes without
+  // waiting; a failed repair is out.error.
+  void repair_in_poll(PollResult& out);
   void record(const std::array<double, proto::kProgressDoubles>& progress);
   // LOCAL: receives the progress reports already on J (the last one is the job's final count).
   void take_last_progress();
@@ -165,6 +189,9 @@ class JobGroup {
   std::chrono::milliseconds spawn_timeout_;
   std::optional<std::string> fatal_;  // reported by the next poll(): the job cannot go on
   coll::Comm job_;
+  std::optional<CommRepair> repair_;  // of job_, under way
+  std::chrono::steady_clock::time_point repair_began_;
+  double repair_ms_ = 0;
   std::vector<std::string> rank_nodes_;  // J rank i+1 was placed on node rank_nodes_[i]
   std::vector<proto::Peer> rank_peers_;  // ... and is process rank_peers_[i] (pid, host)
   std::vector<Departed> departed_;
