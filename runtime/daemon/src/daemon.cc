@@ -319,7 +319,7 @@ void Daemon::write_status() {
     js.min_nodes = j.rec.spec.min_nodes;
     js.max_nodes = j.rec.spec.max_nodes;
     js.command = j.rec.spec.command;
-    js.reason = j.rec.reason;
+    js.reason = j.group && j.group->repairing() ? "repairing: a process failed" : j.rec.reason;
     s.jobs.push_back(std::move(js));
   }
   if (absl::Status st = ::elastic::rt::write_status(dir_.status_path(), s); !st.ok()) say(msg(st));
@@ -397,8 +397,7 @@ absl::Status Daemon::run(const std::atomic<bool>& stop) {
     }
     if (dirty_ && !was_dirty) dirty_since_ = Clock::now();
     const double waited = std::chrono::duration<double>(Clock::now() - dirty_since_).count();
-    // A plan waits for the repairs under way: the nodes they lose are known only at their end.
-    if (dirty_ && (urgent_ || waited >= options_.debounce_s) && !repairing()) {
+    if (dirty_ && (urgent_ || waited >= options_.debounce_s)) {
       dirty_ = false;
       urgent_ = false;
       plan();

@@ -2,7 +2,6 @@
 // a JobGroup verb (start, grow, shrink, stop), follows their progress (learning throughput curves)
 // and ends them (finished, failed, cancelled, requeued), journaling and logging each step. The
 // event loop that decides when to plan is daemon.cc.
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -139,11 +138,6 @@ void Daemon::poll_jobs() {
   }
 }
 
-bool Daemon::repairing() const {
-  return std::any_of(jobs_.begin(), jobs_.end(),
-                     [](const Job& j) { return j.group && j.group->repairing(); });
-}
-
 void Daemon::learn(Job& job) {
   if (!job.learned || !job.group || !job.group->active()) return;
   const JobGroup& g = *job.group;
@@ -255,8 +249,17 @@ void Daemon::plan() {
   std::vector<std::vector<std::string>> held;
   nlohmann::json inputs = nlohmann::json::array();
   const Priors prior = priors();
+  std::set<std::string> unavailable = lost_;  // ... and the nodes of jobs under repair
+  std::vector<std::string> repairing;
   for (Job& job : jobs_) {
     if (!job.active()) continue;
+    if (job.group && job.group->repairing()) {
+      // Which of its nodes are lost is known when the repair ends: it keeps them all until then,
+      // and the next plan (the repair's end marks one) counts it again.
+      for (std::string& n : job.group->nodes()) unavailable.insert(std::move(n));
+      repairing.push_back(job.rec.spec.id);
+      continue;
+    }
     std::vector<std::string> held_nodes =
         job.group ? job.group->nodes() : std::vector<std::string>{};
     if (job.learned) job.planned_table = job.learned->table(prior.per_node, prior.serial);
@@ -289,7 +292,8 @@ void Daemon::plan() {
     for (const HostEntry& h : pool_) names.push_back(h.name);
     idle_s = holes_.expected_idle_s(names, unix_now(), alloc::kResidualCapS);
   }
-  const alloc::Problem p = plan_problem(pool_, lost_, std::move(alloc_jobs), options_.plan, idle_s);
+  const alloc::Problem p =
+      plan_problem(pool_, unavailable, std::move(alloc_jobs), options_.plan, idle_s);
   ++plans_;
   std::vector<std::string> pool_names;
   for (const alloc::Node& n : p.nodes) pool_names.push_back(n.name);
@@ -307,6 +311,7 @@ void Daemon::plan() {
                           {"pool", pool_names},
                           {"lost", std::vector<std::string>(lost_.begin(), lost_.end())},
                           {"jobs", inputs},
+                          {"repairing", repairing},
                           {"solve_ms", a->solve_ms},
                           {"objective", a->objective},
                           {"plan", plan}};

@@ -199,10 +199,10 @@ case_kill_job() {  # every rank of a job dies at once (its only host, daemon inc
 }
 
 # A repair waits until every survivor has entered it; a rank in a long step enters at its next MPI
-# call (here SIGSTOP holds job a's survivor). Meanwhile elasticd serves its other jobs: b goes on
-# reporting, finishes and is stopped, and status.json is written; when the survivor goes on, a's
-# repair ends and a trains on without the lost node. (Until 2026-12-03 elasticd ran the repair
-# inline: nothing else happened until it ended, and an agreement of 60 s failed job a.)
+# call (here SIGSTOP holds job a's survivor). Meanwhile elasticd serves its other jobs: b finishes
+# and is stopped, c is planned onto b's node and starts, status.json shows a repairing; when the
+# survivor goes on, a's repair ends and a trains on without the lost node. (Until 2026-12-03
+# elasticd ran the repair inline: nothing else happened until it ended.)
 case_repair_waits() {
   hosts_range 3
   start_daemon
@@ -219,12 +219,17 @@ case_repair_waits() {
   echo "stopped a's rank on $survivor ($pids)"
   kill_node "$victim"
   wait_for 30 "[ \$(count_events job_repair_started '\"a\"') -ge 1 ]" || { kill -CONT $pids; fail "a's repair did not start"; }
-  wait_for 45 '[ "$(job_state b)" = finished ]' || { kill -CONT $pids; fail "b did not finish while a's repair waited: $(job_state b)"; }
+  wait_for 40 '[ "$(job_state b)" = finished ]' || { kill -CONT $pids; fail "b did not finish while a's repair waited: $(job_state b)"; }
+  submit c 100 1 1
+  wait_for 20 '[ "$(job_state c)" = finished ]' || { kill -CONT $pids; fail "c did not run while a's repair waited: $(job_state c)"; }
   local recovered state
   recovered=$(count_events job_recovered '"a"') state=$(job_state a)
+  state="$state$(python3 -c "import json; d=json.load(open('$S/status.json')); print(''.join(' (' + j['reason'] + ')' for j in d['jobs'] if j['id'] == 'a' and j['reason']))")"
   kill -CONT $pids
-  echo "b finished while a's repair waited for its stopped rank (a: $state, recoveries so far: $recovered)"
-  [ "$recovered" = 0 ] && [ "$state" = running ] || fail "a's repair ended before its rank went on"
+  echo "b finished, c ran on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"c"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/') while a's repair waited for its stopped rank (a: $state, recoveries so far: $recovered)"
+  [ "$recovered" = 0 ] && [ "$state" = "running (repairing: a process failed)" ] ||
+    fail "a's repair ended before its rank went on, or status.json did not show it"
+  grep '"event":"plan"' "$S/events.jsonl" | grep -q '"repairing":\["a"\]' || fail "no plan left a out while it repaired"
   wait_for 60 "[ \$(count_events job_recovered '\"a\"') -ge 1 ]" || fail "a's repair did not end"
   grep '"job_recovered"' "$S/events.jsonl" | cut -c1-300
   wait_for 120 '[ "$(job_state a)" = finished ]' || fail "a did not finish: $(job_state a)"

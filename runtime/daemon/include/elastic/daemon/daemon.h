@@ -98,8 +98,6 @@ class Daemon {
   static absl::StatusOr<std::filesystem::path> command_path(const JobSpec& spec);
   void take_queue();
   void poll_jobs();
-  // Whether a job's repair is under way (JobGroup::repairing): planning waits for it.
-  bool repairing() const;
   // Feeds a job's latest progress report to its ScalingModel; marks a re-plan when the learned
   // table moved by more than kReplanOnChange.
   void learn(Job& job);
