@@ -88,7 +88,8 @@ def main():
         return 1
     jobs = {i: {"starts": 0, "grown": 0, "shrunk": 0, "recovered": 0, "end": None,
                 "state": "unknown", "samples": 0, "reason": "", "first_start": None,
-                "nodes": [(t_begin, 0)], "learned": None, "hosts": {}, "misplaced": 0}
+                "nodes": [(t_begin, 0)], "learned": None, "hosts": {}, "misplaced": 0,
+                "repair_ms": []}
             for i in ids}
     pool = [(0.0, initial_pool)]
     last_t = t_begin
@@ -118,6 +119,8 @@ def main():
             j["shrunk"] += 1
         elif ev == "job_recovered":
             j["recovered"] += 1
+            if "ms" in e:
+                j["repair_ms"].append(e["ms"])
         elif ev == "job_requeued":
             j["nodes"].append((t, 0))
         elif ev in ("job_finished", "job_failed", "job_cancelled"):
@@ -192,10 +195,13 @@ def main():
         print("efficiency estimate:  %.0f%% = samples trained / samples the same node counts give "
               "with no stalls at\n                      %s (what rescales, restarts and redone "
               "steps cost)" % (100 * trained_all / ideal_all, " and ".join(sorted(bases))))
-    print("rescales: %d grows, %d shrinks, %d failure repairs, %d restarts (stopped, later resumed "
-          "from a checkpoint)" % (
+    repair_ms = sorted(ms for j in jobs.values() for ms in j["repair_ms"])
+    print("rescales: %d grows, %d shrinks, %d failure repairs%s, %d restarts (stopped, later "
+          "resumed from a checkpoint)" % (
               sum(j["grown"] for j in jobs.values()), sum(j["shrunk"] for j in jobs.values()),
               sum(j["recovered"] for j in jobs.values()),
+              " (%.0f-%.0f ms, the other jobs served meanwhile)" % (repair_ms[0], repair_ms[-1])
+              if repair_ms else "",
               sum(max(0, j["starts"] - 1) for j in jobs.values())))
     print("trained = completed epochs x %d (the job's output); counted = the runtime's own sample "
           "counter" % kTrainSamples)
