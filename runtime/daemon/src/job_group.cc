@@ -365,15 +365,11 @@ bool JobGroup::begin_repair() {
 }
 
 std::optional<absl::Status> JobGroup::step_repair(bool wait) {
-  for (;;) {
-    if (std::optional<absl::StatusOr<coll::Comm>> fixed = repair_->test()) {
-      repair_.reset();
-      repair_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - repair_began_).count();
-      return end_repair(*std::move(fixed));
-    }
-    if (!wait) return std::nullopt;
-    std::this_thread::sleep_for(coll::kControlPace.sleep);
-  }
+  std::optional<absl::StatusOr<coll::Comm>> fixed = wait ? repair_->wait() : repair_->test();
+  if (!fixed) return std::nullopt;
+  repair_.reset();
+  repair_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - repair_began_).count();
+  return end_repair(*std::move(fixed));
 }
 
 absl::Status JobGroup::repair() {

@@ -95,12 +95,15 @@ std::optional<absl::StatusOr<coll::Comm>> CommRepair::retry(absl::Status why) {
   return std::nullopt;
 }
 
-absl::StatusOr<coll::Comm> repair_comm(const coll::Comm& broken, const RepairOptions& options) {
-  CommRepair repair(broken, options);
+absl::StatusOr<coll::Comm> CommRepair::wait() {
   for (;;) {
-    if (std::optional<absl::StatusOr<coll::Comm>> done = repair.test()) return *std::move(done);
+    if (std::optional<absl::StatusOr<coll::Comm>> done = test()) return *std::move(done);
     std::this_thread::sleep_for(coll::kControlPace.sleep);
   }
+}
+
+absl::StatusOr<coll::Comm> repair_comm(const coll::Comm& broken, const RepairOptions& options) {
+  return CommRepair(broken, options).wait();
 }
 
 std::vector<int> missing_ranks(MPI_Comm before, MPI_Comm after) {

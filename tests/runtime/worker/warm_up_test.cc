@@ -77,11 +77,3 @@ TEST(WarmUp, ALostPeerIsReported) {
 
 }  // namespace
 }  // namespace elastic::rt::proto
-
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  const int rc = RUN_ALL_TESTS();
-  std::_Exit(rc);  // a killed peer can hang MPI_Finalize (docs/runtime.md "Known limitations")
-}

@@ -36,6 +36,8 @@ class CommRepair {
   // non-blocking form in Open MPI 5.0.7 and starts once the agreement before it says that every
   // live member has entered the repair. nullopt while under way, then what repair_comm returns.
   std::optional<absl::StatusOr<coll::Comm>> test();
+  // test() until the repair ends (the pace of the protocol's waits, coll::kControlPace).
+  absl::StatusOr<coll::Comm> wait();
 
  private:
   enum class Step { kPresent, kShrunk, kUsable };
