@@ -115,19 +115,27 @@ absl::Status bounded(MPI_Comm mc, MPI_Request& req, Clock::time_point deadline, 
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::boot(
+    MPI_Comm comm, Clock::time_point deadline) {
+  absl::StatusOr<coll::Comm> dup = coll::dup(comm, deadline);
+  if (!dup.ok()) return dup.status();
+  std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
+  self->bootstrap_ = std::move(*dup);
+  ELASTIC_MPI_CHECK(MPI_Comm_rank(self->bootstrap_.get(), &self->rank_));
+  ELASTIC_MPI_CHECK(MPI_Comm_size(self->bootstrap_.get(), &self->size_));
+  return self;
+}
+
 absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::create(MPI_Comm comm,
                                                                        CreateOptions opts) {
   const Clock::time_point deadline = Clock::now() + opts.timeout;
   Placement mine;
   const absl::Status local = resolve_device(opts.device, mine);
 
-  absl::StatusOr<coll::Comm> boot = coll::dup(comm, deadline);
-  if (!boot.ok()) return boot.status();
-  std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
-  self->bootstrap_ = std::move(*boot);
+  absl::StatusOr<std::unique_ptr<NcclCommunicator>> booted = boot(comm, deadline);
+  if (!booted.ok()) return booted.status();
+  std::unique_ptr<NcclCommunicator> self = *std::move(booted);
   MPI_Comm mc = self->bootstrap_.get();
-  ELASTIC_MPI_CHECK(MPI_Comm_rank(mc, &self->rank_));
-  ELASTIC_MPI_CHECK(MPI_Comm_size(mc, &self->size_));
 
   std::vector<Placement> all(static_cast<std::size_t>(self->size_));
   MPI_Request req = MPI_REQUEST_NULL;
@@ -161,13 +169,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommu
                                                                        MPI_Comm survivors,
                                                                        CreateOptions opts) {
   const Clock::time_point deadline = Clock::now() + opts.timeout;
-  absl::StatusOr<coll::Comm> boot = coll::dup(survivors, deadline);
-  if (!boot.ok()) return boot.status();
-  std::unique_ptr<NcclCommunicator> self(new NcclCommunicator());
-  self->bootstrap_ = std::move(*boot);
+  absl::StatusOr<std::unique_ptr<NcclCommunicator>> booted = boot(survivors, deadline);
+  if (!booted.ok()) return booted.status();
+  std::unique_ptr<NcclCommunicator> self = *std::move(booted);
   MPI_Comm mc = self->bootstrap_.get();
-  ELASTIC_MPI_CHECK(MPI_Comm_rank(mc, &self->rank_));
-  ELASTIC_MPI_CHECK(MPI_Comm_size(mc, &self->size_));
 
   // Every survivor's rank in the old membership, and whether every survivor can shrink: all take
   // the same path. The new ranks follow the old order (ncclCommShrink fills the gaps that way), so

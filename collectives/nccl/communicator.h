@@ -51,6 +51,10 @@ class NcclCommunicator final : public Communicator {
 
  private:
   NcclCommunicator() = default;
+  // A communicator whose bootstrap_ is a duplicate of `comm` (rank_ and size_ set from it); the
+  // ncclComm is not made yet.
+  static absl::StatusOr<std::unique_ptr<NcclCommunicator>> boot(MPI_Comm comm,
+                                                                Clock::time_point deadline);
   // Makes the private stream wait for the caller's stream (event ready_), enqueues `op` on the
   // private stream, records done_ there once NCCL has launched it and makes the caller's stream
   // wait for it, then polls done_ against opts.timeout.
