@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <fstream>
 
 #include "elastic/control/atomic_file.h"
@@ -132,7 +133,8 @@ bool Daemon::held(const std::string& node) const {
 }
 
 void Daemon::note_departed(JobGroup& group) {
-  for (const Departed& d : group.take_departed()) exiting_[d.node].push_back(d.pid);
+  const double kill_at = unix_now() + options_.grace_s;
+  for (const Departed& d : group.take_departed()) exiting_[d.node].push_back({d.pid, kill_at});
 }
 
 bool Daemon::occupied(const std::string& node) const {
@@ -159,7 +161,7 @@ void Daemon::take_hostfile_update(const HostfileUpdate& u) {
     holes_.leave(n, now);  // the scheduler took it back: its hole ended
     lost_.erase(n);
     if (occupied(n)) {
-      leaving_[n] = now + options_.grace_s;
+      leaving_[n] = Leaving{now, now + options_.grace_s};
       fast_poll_until_ = Clock::now() + kFastPollFor;
       urgent_ = true;
     } else {
@@ -220,8 +222,8 @@ void Daemon::take_queue() {
   }
 }
 
-std::set<ProcessKey> Daemon::remote_running() {
-  absl::StatusOr<std::set<ProcessKey>> running = running_processes();
+std::map<ProcessKey, PrrteProc> Daemon::remote_running() {
+  absl::StatusOr<std::map<ProcessKey, PrrteProc>> running = running_processes();
   if (running.ok()) return *std::move(running);
   if (!process_table_failed_) {
     process_table_failed_ = true;
@@ -234,34 +236,64 @@ std::set<ProcessKey> Daemon::remote_running() {
   return {};
 }
 
+void Daemon::kill_overdue(const std::string& node, std::vector<Exiting>& procs,
+                          const std::map<ProcessKey, PrrteProc>* remote, double now) {
+  const auto leaving = leaving_.find(node);
+  std::vector<int> pids;
+  std::vector<PrrteProc> through_prrte;
+  for (Exiting& e : procs) {
+    const double due = leaving == leaving_.end()
+                           ? e.kill_at
+                           : std::min(e.kill_at, leaving->second.removed_at + options_.grace_s);
+    if (e.killed || now < due) continue;
+    e.killed = true;
+    pids.push_back(e.pid);
+    if (remote == nullptr) {
+      ::kill(e.pid, SIGKILL);
+    } else if (const auto it = remote->find(ProcessKey{node, e.pid}); it != remote->end()) {
+      through_prrte.push_back(it->second);
+    }
+  }
+  if (pids.empty()) return;
+  absl::Status st = kill_processes(through_prrte);
+  say(
+      fmt::format("node {}: killed {} process(es) that had not exited {} s after leaving their job "
+                  "or by the node's deadline{}",
+                  node, pids.size(), options_.grace_s, st.ok() ? "" : ": " + msg(st)));
+  log("processes_killed", {{"node", node}, {"pids", pids}, {"ok", st.ok()}});
+  dirty_ = true;
+}
+
 void Daemon::check_leaving() {
   for (Job& job : jobs_) {
     if (job.group) note_departed(*job.group);
   }
-  std::optional<std::set<ProcessKey>> remote;  // asked once per loop, when needed
+  std::optional<std::map<ProcessKey, PrrteProc>> remote;  // asked once per loop, when needed
+  const double now = unix_now();
   for (auto it = exiting_.begin(); it != exiting_.end();) {
-    if (placement_.fake_nodes || it->first == placement_.head_host) {
-      std::erase_if(it->second, process_gone);
+    const std::string& node = it->first;
+    if (placement_.fake_nodes || node == placement_.head_host) {
+      std::erase_if(it->second, [](const Exiting& e) { return process_gone(e.pid); });
+      kill_overdue(node, it->second, nullptr, now);
     } else {
       if (!remote) remote = remote_running();
-      std::erase_if(it->second, [&](int pid) {
-        return !remote->contains(ProcessKey{it->first, pid});
+      std::erase_if(it->second, [&](const Exiting& e) {
+        return !remote->contains(ProcessKey{node, e.pid});
       });
+      kill_overdue(node, it->second, &*remote, now);
     }
     it = it->second.empty() ? exiting_.erase(it) : std::next(it);
   }
-  const double now = unix_now();
   for (auto it = leaving_.begin(); it != leaving_.end();) {
     if (!occupied(it->first)) {
-      log("node_released",
-          {{"node", it->first}, {"after_s", options_.grace_s - (it->second - now)}});
+      log("node_released", {{"node", it->first}, {"after_s", now - it->second.removed_at}});
       it = leaving_.erase(it);
       status_due_ = true;
     } else {
-      if (now > it->second) {
+      if (now > it->second.report_at) {
         log("grace_exceeded", {{"node", it->first}});
         say(fmt::format("node {} still in use after the grace period", it->first));
-        it->second = now + options_.grace_s;  // report again later, not every loop
+        it->second.report_at = now + options_.grace_s;  // report again later, not every loop
         dirty_ = true;
       }
       ++it;
@@ -290,7 +322,7 @@ void Daemon::write_status() {
     }
     s.nodes.push_back(n);
   }
-  for (const auto& [name, deadline] : leaving_) {
+  for (const auto& [name, leaving] : leaving_) {
     NodeStatus n{name, 0, "leaving", ""};
     for (const Job& j : jobs_) {
       if (!j.group) continue;

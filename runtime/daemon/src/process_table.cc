@@ -18,13 +18,15 @@ namespace {
 
 constexpr std::chrono::seconds kQueryTimeout{2};
 
-// One PMIx query in flight. PMIx keeps a pointer to the queries until its callback, and that may
-// come after the caller gave up waiting (or never: a query that the client answers from its own
-// cache never calls back, openpmix 5.0 pmix_parse_localquery), so the callback owns a reference.
+// One PMIx request in flight (queries, or a job-control request with its targets and directives).
+// PMIx keeps pointers to what it was given until its callback, and that may come after the caller
+// gave up waiting (or never: a query that the client answers from its own cache never calls back,
+// openpmix 5.0 pmix_parse_localquery), so the callback owns a reference.
 struct Pending {
-  explicit Pending(std::size_t n) : queries(PMIx_Query_create(n)), nqueries(n) {}
+  explicit Pending(std::size_t n) : queries(n > 0 ? PMIx_Query_create(n) : nullptr), nqueries(n) {}
   ~Pending() {
-    PMIx_Query_free(queries, nqueries);
+    if (queries != nullptr) PMIx_Query_free(queries, nqueries);
+    if (directives != nullptr) PMIx_Info_free(directives, ndirectives);
     if (info != nullptr) PMIx_Info_free(info, ninfo);
   }
   Pending(const Pending&) = delete;
@@ -32,6 +34,9 @@ struct Pending {
 
   pmix_query_t* queries;
   std::size_t nqueries;
+  std::vector<pmix_proc_t> targets;
+  pmix_info_t* directives = nullptr;
+  std::size_t ndirectives = 0;
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;
@@ -58,23 +63,31 @@ void on_answer(pmix_status_t status, pmix_info_t* info, std::size_t ninfo, void*
   if (release_fn != nullptr) release_fn(release_cbdata);
 }
 
-// Sends the queries and waits for the answer, at most kQueryTimeout.
-absl::Status ask(const std::shared_ptr<Pending>& p) {
+// Sends p's request (`post(cbdata)` passes on_answer and cbdata to a PMIx *_nb call named `what`)
+// and waits for the answer, at most kQueryTimeout.
+template <typename Post>
+absl::Status ask(const std::shared_ptr<Pending>& p, const char* what, Post post) {
   auto* ref = new std::shared_ptr<Pending>(p);
-  if (const pmix_status_t rc = PMIx_Query_info_nb(p->queries, p->nqueries, on_answer, ref);
-      rc != PMIX_SUCCESS) {
-    delete ref;
-    return absl::UnavailableError(fmt::format("PMIx_Query_info_nb: {}", PMIx_Error_string(rc)));
+  if (const pmix_status_t rc = post(ref); rc != PMIX_SUCCESS) {
+    delete ref;  // no callback comes
+    if (rc == PMIX_OPERATION_SUCCEEDED) return absl::OkStatus();
+    return absl::UnavailableError(fmt::format("{}: {}", what, PMIx_Error_string(rc)));
   }
   std::unique_lock lock(p->mu);
   if (!p->cv.wait_for(lock, kQueryTimeout, [&] { return p->done; })) {
     return absl::DeadlineExceededError(
-        fmt::format("PMIx query unanswered after {} s", kQueryTimeout.count()));
+        fmt::format("{} unanswered after {} s", what, kQueryTimeout.count()));
   }
   if (p->status != PMIX_SUCCESS && p->status != PMIX_ERR_PARTIAL_SUCCESS) {
-    return absl::UnavailableError(fmt::format("PMIx query: {}", PMIx_Error_string(p->status)));
+    return absl::UnavailableError(fmt::format("{}: {}", what, PMIx_Error_string(p->status)));
   }
   return absl::OkStatus();
+}
+
+absl::Status ask(const std::shared_ptr<Pending>& p) {
+  return ask(p, "PMIx query", [&](void* cbdata) {
+    return PMIx_Query_info_nb(p->queries, p->nqueries, on_answer, cbdata);
+  });
 }
 
 // The namespaces (jobs) mpirun runs, this process's own left out: it is elasticd alone, and
@@ -101,10 +114,10 @@ absl::StatusOr<std::vector<std::string>> other_namespaces() {
 
 }  // namespace
 
-absl::StatusOr<std::set<ProcessKey>> running_processes() {
+absl::StatusOr<std::map<ProcessKey, PrrteProc>> running_processes() {
   absl::StatusOr<std::vector<std::string>> spaces = other_namespaces();
   if (!spaces.ok()) return spaces.status();
-  std::set<ProcessKey> running;
+  std::map<ProcessKey, PrrteProc> running;
   // One query per job: PRRTE fails a whole query when one of its jobs has ended meanwhile.
   for (const std::string& ns : *spaces) {
     auto p = std::make_shared<Pending>(1);
@@ -126,12 +139,30 @@ absl::StatusOr<std::set<ProcessKey>> running_processes() {
       const auto* procs = static_cast<const pmix_proc_info_t*>(v.data.darray->array);
       for (std::size_t k = 0; k < v.data.darray->size; ++k) {
         if (procs[k].state < PMIX_PROC_STATE_TERMINATED && procs[k].hostname != nullptr) {
-          running.insert(ProcessKey{procs[k].hostname, static_cast<int>(procs[k].pid)});
+          running.emplace(ProcessKey{procs[k].hostname, static_cast<int>(procs[k].pid)},
+                          PrrteProc{procs[k].proc.nspace, procs[k].proc.rank});
         }
       }
     }
   }
   return running;
+}
+
+absl::Status kill_processes(std::span<const PrrteProc> procs) {
+  if (procs.empty()) return absl::OkStatus();
+  auto p = std::make_shared<Pending>(0);
+  for (const PrrteProc& proc : procs) {
+    pmix_proc_t& t = p->targets.emplace_back();
+    PMIx_Load_procid(&t, proc.nspace.c_str(), proc.rank);
+  }
+  p->ndirectives = 1;
+  p->directives = PMIx_Info_create(1);
+  const bool kill = true;
+  PMIx_Info_load(&p->directives[0], PMIX_JOB_CTRL_KILL, &kill, PMIX_BOOL);
+  return ask(p, "PMIx_Job_control_nb(kill)", [&](void* cbdata) {
+    return PMIx_Job_control_nb(p->targets.data(), p->targets.size(), p->directives, p->ndirectives,
+                               on_answer, cbdata);
+  });
 }
 
 }  // namespace elastic::rt

@@ -3,7 +3,7 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_relay kill_job repair_waits kill_mid_spawn
+# shrink_notice leader_leaves kill kill_relay kill_job repair_waits grace_kill kill_mid_spawn
 # kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss restart
 # bad_input output_bound spawn_exit.
 set -u
@@ -199,34 +199,40 @@ case_kill_job() {  # every rank of a job dies at once (its only host, daemon inc
 }
 
 # A repair waits until every survivor has entered it; a rank in a long step enters at its next MPI
-# call (here SIGSTOP holds job a's survivor). Meanwhile elasticd serves its other jobs: b finishes
-# and is stopped, c is planned onto b's node and starts, status.json shows a repairing; when the
-# survivor goes on, a's repair ends and a trains on without the lost node. (Until 2026-12-03
-# elasticd ran the repair inline: nothing else happened until it ended.)
+# call (here SIGSTOP holds job a's survivor). Meanwhile elasticd serves its other jobs: b loses a
+# node at the same instant, and its own repair ends beside a's; b finishes and is stopped, c is
+# planned onto b's node and starts, status.json shows a repairing; when the survivor goes on, a's
+# repair ends and a trains on without the lost node. (Until 2026-12-03 elasticd ran the repair
+# inline: nothing else happened until it ended.)
 case_repair_waits() {
-  hosts_range 3
+  hosts_range 5
   start_daemon
   SUBMIT_TOML=$(linear_scaling 2) submit a 2500 1 2
   wait_for 60 '[ "$(job_ranks a)" = 2 ]' || fail "job a did not reach 2 ranks"
-  submit b 500 1 1
-  wait_for 60 '[ "$(job_state b)" = running ] && [ "$(job_ranks b)" = 1 ]' || fail "job b did not start"
-  local nodes survivor victim pids
+  SUBMIT_TOML=$(linear_scaling 2) submit b 600 1 2
+  wait_for 60 '[ "$(job_state b)" = running ] && [ "$(job_ranks b)" = 2 ]' || fail "job b did not reach 2 ranks"
+  local nodes survivor victim pids b_nodes
   read -r -a nodes <<< "$(job_nodes a)"
+  read -r -a b_nodes <<< "$(job_nodes b)"
   survivor=${nodes[0]} victim=${nodes[1]}
   pids=$(rank_pids "$survivor")
   [ -n "$pids" ] || fail "no rank of a on $survivor"
   kill -STOP $pids
   echo "stopped a's rank on $survivor ($pids)"
   kill_node "$victim"
+  kill_node "${b_nodes[1]}"
   wait_for 30 "[ \$(count_events job_repair_started '\"a\"') -ge 1 ]" || { kill -CONT $pids; fail "a's repair did not start"; }
+  wait_for 40 "[ \$(count_events job_recovered '\"b\"') -ge 1 ]" || { kill -CONT $pids; fail "b's repair did not end while a's waited"; }
   wait_for 40 '[ "$(job_state b)" = finished ]' || { kill -CONT $pids; fail "b did not finish while a's repair waited: $(job_state b)"; }
+  out b | grep -q '^recovered' || { kill -CONT $pids; fail "b's ranks saw no recovery"; }
+  out b | grep -q WRONG && { kill -CONT $pids; fail "wrong allreduce in b"; }
   submit c 100 1 1
   wait_for 20 '[ "$(job_state c)" = finished ]' || { kill -CONT $pids; fail "c did not run while a's repair waited: $(job_state c)"; }
   local recovered state
   recovered=$(count_events job_recovered '"a"') state=$(job_state a)
   state="$state$(python3 -c "import json; d=json.load(open('$S/status.json')); print(''.join(' (' + j['reason'] + ')' for j in d['jobs'] if j['id'] == 'a' and j['reason']))")"
   kill -CONT $pids
-  echo "b finished, c ran on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"c"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/') while a's repair waited for its stopped rank (a: $state, recoveries so far: $recovered)"
+  echo "b recovered and finished, c ran on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"c"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/') while a's repair waited for its stopped rank (a: $state, recoveries so far: $recovered)"
   [ "$recovered" = 0 ] && [ "$state" = "running (repairing: a process failed)" ] ||
     fail "a's repair ended before its rank went on, or status.json did not show it"
   grep '"event":"plan"' "$S/events.jsonl" | grep -q '"repairing":\["a"\]' || fail "no plan left a out while it repaired"
@@ -235,6 +241,44 @@ case_repair_waits() {
   wait_for 120 '[ "$(job_state a)" = finished ]' || fail "a did not finish: $(job_state a)"
   out a | grep -q WRONG && fail "wrong allreduce"
   [ "$(out a | grep -c '^recovered')" -ge 1 ] || fail "a's ranks saw no recovery"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+}
+
+# A process that left its job and does not exit is killed: at its node's deadline when the node
+# leaves the hostfile (grace period), grace_s after it left otherwise. Job x's only rank is
+# SIGSTOPped and its node taken back: the stop times out, x is requeued onto the other node, and
+# elasticd kills the rank through PRRTE (PMIx job control) at the node's deadline. Then job y's
+# rank is stopped and y cancelled on a node that stays: killed grace_s later, and job z starts
+# there. (Until 2026-12-03 such a rank kept its node "in use" for ever: grace_exceeded events.)
+case_grace_kill() {
+  GRACE=4
+  hosts_range 2
+  start_daemon --directive-timeout-s 3
+  submit x 600 1 1
+  wait_for 60 '[ "$(job_ranks x)" = 1 ]' || fail "job x did not start"
+  local v w pids
+  v=$(job_nodes x)
+  w=$([ "$v" = h1 ] && echo h2 || echo h1)
+  pids=$(rank_pids "$v")
+  [ -n "$pids" ] || fail "no rank of x on $v"
+  kill -STOP $pids
+  hosts_list "$w"
+  wait_for 30 "[ \$(count_events processes_killed '\"$v\"') -ge 1 ]" || fail "x's stopped rank on $v was not killed"
+  wait_for 15 "[ \$(count_events node_released '\"$v\"') -ge 1 ]" || fail "$v not released after the kill"
+  [ -z "$(rank_pids "$v")" ] || fail "ranks left on $v: $(rank_pids "$v")"
+  grep -E '"(processes_killed|node_released)"' "$S/events.jsonl" | cut -c1-200
+  wait_for 90 '[ "$(job_state x)" = finished ]' || fail "x did not finish after its requeue: $(job_state x)"
+  submit y 3000 1 1
+  wait_for 60 '[ "$(job_ranks y)" = 1 ]' || fail "job y did not start"
+  [ "$(job_nodes y)" = "$w" ] || fail "y started on $(job_nodes y), not $w"
+  pids=$(rank_pids "$w")
+  kill -STOP $pids
+  "$ELASTIC" --state-dir "$S" cancel y > /dev/null || fail "cancel y"
+  wait_for 30 "[ \$(count_events processes_killed '\"$w\"') -ge 1 ]" || fail "y's stopped rank on $w was not killed"
+  submit z 100 1 1
+  wait_for 60 '[ "$(job_state z)" = finished ]' || fail "z did not run on $w after the kill: $(job_state z)"
+  [ -z "$(rank_pids "$w")" ] || fail "ranks left on $w: $(rank_pids "$w")"
+  echo "y: $(job_state y); z ran on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"z"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/')"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
 

@@ -65,6 +65,14 @@ class Daemon {
   absl::Status run(const std::atomic<bool>& stop);
 
  private:
+  // A process that left its job and has not exited yet. One that is still there grace_s after it
+  // left (or at its leaving node's deadline) is killed.
+  struct Exiting {
+    int pid = 0;
+    double kill_at = 0;  // unix time
+    bool killed = false;
+  };
+
   struct Job {
     explicit Job(JobRecord record);
     JobRecord rec;
@@ -110,8 +118,14 @@ class Daemon {
     double serial = 0.0;
   };
   Priors priors() const;
-  // Reports leaving nodes released once vacated (check_leaving also watches departed processes).
+  // Reports leaving nodes released once vacated; drops departed processes that have exited and
+  // kills those overdue (kill_overdue).
   void check_leaving();
+  // Kills the processes of `node` that have not exited by their deadline (a grace period after
+  // they left their job, or the node's own when it leaves): on this host with SIGKILL, on another
+  // through PRRTE (`remote`: running_processes()). Logged as processes_killed.
+  void kill_overdue(const std::string& node, std::vector<Exiting>& procs,
+                    const std::map<ProcessKey, PrrteProc>* remote, double now);
   // Builds the problem from the pool and the active jobs, solves it, and carries out its
   // actions (plan_actions.h) in order.
   void plan();
@@ -134,7 +148,7 @@ class Daemon {
   // A job holds the node, or a process that left one there has not exited yet.
   bool occupied(const std::string& node) const;
   // The processes PRRTE reports running on any host; none when it cannot tell (said once).
-  std::set<ProcessKey> remote_running();
+  std::map<ProcessKey, PrrteProc> remote_running();
   Job* find(const std::string& id);
   void log(std::string_view event, nlohmann::json fields);
 
@@ -150,10 +164,14 @@ class Daemon {
   std::vector<HostEntry> pool_;
   alloc::PoolHoles holes_;  // when each pool node joined, how long the ended holes lasted
   std::set<std::string> lost_;
-  std::map<std::string, double> leaving_;  // removed while held: unix deadline
+  struct Leaving {
+    double removed_at = 0;  // unix time; vacated by removed_at + grace_s
+    double report_at = 0;   // the next grace_exceeded, while still occupied
+  };
+  std::map<std::string, Leaving> leaving_;  // removed while occupied
   // Processes that left their job, by node, until they exit: on this host (fake nodes, or ranks
   // on the head node) seen in /proc, on another host through PRRTE (process_table.h).
-  std::map<std::string, std::vector<int>> exiting_;
+  std::map<std::string, std::vector<Exiting>> exiting_;
   bool process_table_failed_ = false;
   std::vector<Job> jobs_;
   bool dirty_ = true;
