@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--state-dir", o.state_dir, "State dir (queue, journal, status, job output)")
       ->required();
-  app.add_option("--grace-s", o.grace_s, "Seconds to vacate a node removed from the hostfile")
+  app.add_option("--grace-s", o.grace_s,
+                 "Seconds to vacate a node removed from the hostfile, and for a rank that left "
+                 "its job to exit; what still runs then is killed")
       ->check(elastic::cli::non_negative());
   app.add_flag("--fake-nodes", o.fake_nodes,
                "Label mode (a fallback where no cluster in a box can be built): hostfile names "

@@ -290,6 +290,30 @@ private_state)
   fi
   stop_up
   ;;
+up_kill_stopped)
+  # A rank that left its job and does not exit is killed grace_s later, here on elasticd's own host
+  # (label mode: SIGKILL; e2e grace_kill shows the other hosts, killed through PRRTE). The job's
+  # rank is SIGSTOPped and the job cancelled: its stop times out, and the rank is killed.
+  mpirun=$1 elasticd=$2 trainer=$3
+  start_up --fake-nodes 1 --slots 1 --daemon-arg=--grace-s --daemon-arg 3 \
+    --daemon-arg=--directive-timeout-s --daemon-arg 3
+  printf 'id = "fm"\ncommand = "%s"\nargs = ["--epochs", "50"]\nmin_nodes = 1\nmax_nodes = 1\n' \
+    "$trainer" >"$tmp/fm.toml"
+  expect_rc 0 "$elastic" submit "$tmp/fm.toml"
+  wait_for 90 '[ "$(job_field fm samples_done)" -gt 0 ] 2>/dev/null' \
+    || fail "job did not train: $(journal_events fm) / $(tail -5 "$tmp/up.log")"
+  ranks=$(for p in /proc/[0-9]*; do grep -qz "^ELASTIC_STDOUT=$tmp/state/" "$p/environ" 2>/dev/null && echo "${p#/proc/}"; done)
+  [ -n "$ranks" ] || fail "no rank of fm found"
+  kill -STOP $ranks
+  expect_rc 0 "$elastic" cancel fm
+  wait_for 30 "grep -q '\"processes_killed\"' '$tmp/state/events.jsonl'" \
+    || fail "the stopped rank was not killed: $(tail -5 "$tmp/state/events.jsonl")"
+  for p in $ranks; do
+    wait_for 10 "[ ! -e /proc/$p ] || grep -q '^State:.*Z' /proc/$p/status" || fail "rank $p still runs"
+  done
+  wait_for 10 '[ "$(job_field fm state)" = cancelled ]' || fail "fm: $(job_field fm state)"
+  grep '"processes_killed"' "$tmp/state/events.jsonl"
+  ;;
 up_requeue)
   # All nodes of a running Fashion-MNIST job (examples/02, below its accuracy target) are taken
   # back: the runtime stops it and restarts it on other nodes. The stopped ranks exit 0 (not a

@@ -31,7 +31,8 @@ namespace elastic::rt {
 struct DaemonOptions {
   std::filesystem::path hostfile;
   std::filesystem::path state_dir;
-  double grace_s = 30;                // a node removed from the hostfile is vacated within this
+  double grace_s = 30;  // a node removed from the hostfile, or a rank that left its job, is vacated
+                        // within this; what still runs then is killed
   bool fake_nodes = false;            // one-machine mode: nodes are labels, ranks run on this host
   bool ranks_ignore_sigterm = false;  // ranks run as steps of Slurm holders (elastic-slurm-agent)
   double debounce_s = 0.5;            // events closer than this are planned together (not a
