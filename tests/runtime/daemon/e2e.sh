@@ -277,7 +277,8 @@ case_grace_kill() {
   wait_for 30 "[ \$(count_events processes_killed '\"$w\"') -ge 1 ]" || fail "y's stopped rank on $w was not killed"
   submit z 100 1 1
   wait_for 60 '[ "$(job_state z)" = finished ]' || fail "z did not run on $w after the kill: $(job_state z)"
-  [ -z "$(rank_pids "$w")" ] || fail "ranks left on $w: $(rank_pids "$w")"
+  # z's rank may still be exiting (a sanitized one runs its leak check): nothing is left soon.
+  wait_for 20 '[ -z "$(rank_pids "$w")" ]' || fail "ranks left on $w: $(rank_pids "$w")"
   echo "y: $(job_state y); z ran on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"z"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/')"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
 }
