@@ -30,6 +30,11 @@
 //                                 each prints "apps rank R argv A" (A: OMPI_ARGV, the command line
 //                                 its daemon forked it with); then rank 0 spawns 1 process (a job
 //                                 of 1 app) onto its host and prints "apps spawn ok|failed"
+//   pitfall_probe free-pending HOST
+//                                 spawns 1 process onto HOST, posts a receive from it on the
+//                                 intercommunicator, frees that and has the child SIGKILL itself;
+//                                 prints "free-pending request ended|still pending rc RC" and
+//                                 "free-pending parent alive"
 //   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
 //                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
 //                                 off: "pmix-nodelay port P sockets N nodelay M"
@@ -116,29 +121,78 @@ int revoke_allreduce() {
   return 0;
 }
 
-// COLLECTIVE over `parent`: spawns 1 process of `self` onto `host` (argv[1] "child"), merges with
-// it and sums a 1 from every member: the merged size, or 0 when the spawn failed.
-int spawn_one_onto(const char* self, const char* host, MPI_Comm parent) {
+// A spawned process and the communicators that reach it.
+struct Spawned {
+  MPI_Comm inter = MPI_COMM_NULL;
+  MPI_Comm merged = MPI_COMM_NULL;  // the parents first
+  int sum = 0;                      // the merged size, or 0 when the spawn failed
+};
+
+// COLLECTIVE over `parent`: spawns 1 process of `self` onto `host` (argv "child" `child_mode`;
+// `host` is added to the job), merges with it and sums a 1 from every member.
+Spawned spawn_merge(const char* self, const char* host, MPI_Comm parent,
+                    const char* child_mode = "free-finalize") {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "host", host);
+  MPI_Info_set(info, "PMIX_ADD_HOST", host);
   MPI_Info_set(info, "map_by", ":OVERSUBSCRIBE");
   char child[] = "child";
-  char* child_argv[] = {child, nullptr};
-  MPI_Comm inter = MPI_COMM_NULL;
+  std::string mode = child_mode;
+  char* child_argv[] = {child, mode.data(), nullptr};
   MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
-  int sum = 0;
-  if (MPI_Comm_spawn(self, child_argv, 1, info, 0, parent, &inter, MPI_ERRCODES_IGNORE) ==
+  Spawned s;
+  if (MPI_Comm_spawn(self, child_argv, 1, info, 0, parent, &s.inter, MPI_ERRCODES_IGNORE) ==
       MPI_SUCCESS) {
-    MPI_Comm merged = MPI_COMM_NULL;
-    MPI_Intercomm_merge(inter, 0, &merged);
+    MPI_Intercomm_merge(s.inter, 0, &s.merged);
+    MPI_Comm_set_errhandler(s.merged, MPI_ERRORS_RETURN);
     int one = 1;
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
-    MPI_Comm_free(&merged);
-    MPI_Comm_free(&inter);
+    MPI_Allreduce(&one, &s.sum, 1, MPI_INT, MPI_SUM, s.merged);
   }
   MPI_Info_free(&info);
-  return sum;
+  return s;
+}
+
+// As spawn_merge, and frees both communicators: the merged size, or 0 when the spawn failed.
+int spawn_one_onto(const char* self, const char* host, MPI_Comm parent) {
+  Spawned s = spawn_merge(self, host, parent);
+  if (s.merged != MPI_COMM_NULL) MPI_Comm_free(&s.merged);
+  if (s.inter != MPI_COMM_NULL) MPI_Comm_free(&s.inter);
+  return s.sum;
+}
+
+// An intercommunicator freed while a receive on it is still pending stays in Open MPI's table
+// of communicators (the request holds it) with its local communicator already released. When a
+// process of it then fails, ULFM revokes its collectives, and stock 5.0.7's ob1 revokes that
+// released local communicator too, which has no PML state: the process crashed in
+// mca_pml_ob1_revoke_comm. The receive then fails, and the error must reach the
+// intercommunicator's handler (errors return, inherited from MPI_COMM_SELF), not MPI_COMM_WORLD's
+// (fatal). The child on `host` kills itself when told to; prints "free-pending request ended rc
+// RC" (or "... still pending") and "free-pending parent alive".
+int free_pending(const char* self, const char* host) {
+  Spawned s = spawn_merge(self, host, MPI_COMM_SELF, "sigkill-on-message");
+  if (s.sum != 2) {
+    std::printf("free-pending spawn failed\n");
+    std::fflush(stdout);
+    _exit(1);
+  }
+  int never = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Irecv(&never, 1, MPI_INT, 0, 1, s.inter, &req);  // the child never sends it
+  MPI_Comm_free(&s.inter);
+  int one = 1;
+  MPI_Send(&one, 1, MPI_INT, 1, 0, s.merged);  // the child's cue to SIGKILL itself
+  int done = 0;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < 2000 && done == 0 && rc == MPI_SUCCESS; ++i) {
+    rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done == 0 && rc == MPI_SUCCESS) usleep(10000);
+  }
+  std::printf("free-pending request %s rc %d\n",
+              done != 0 || rc != MPI_SUCCESS ? "ended" : "still pending", rc);
+  std::printf("free-pending parent alive\n");
+  std::fflush(stdout);
+  _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
 }
 
 // A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
@@ -267,6 +321,7 @@ int main(int argc, char** argv) {
   if (what == "pmix-nodelay") return pmix_nodelay();
   if (what == "async-leave") return async_leave(argv[0], argc > 2 ? argv[2] : ".");
   if (what == "apps") return apps(argv[0]);
+  if (what == "free-pending") return free_pending(argv[0], argc > 2 ? argv[2] : "localhost");
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {
@@ -277,6 +332,10 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
     const std::string mode = argc > 2 ? argv[2] : "free-finalize";
     if (what == "spawn") sleep(30);  // stay until the parent's mpirun ends
+    if (mode == "sigkill-on-message") {
+      MPI_Recv(&one, 1, MPI_INT, 0, 0, merged, MPI_STATUS_IGNORE);
+      raise(SIGKILL);
+    }
     if (mode == "sigkill") raise(SIGKILL);
     if (mode == "exit-no-finalize") {
       MPI_Comm_free(&merged);

@@ -286,4 +286,32 @@ if [ $box = yes ]; then
 else
   echo "skipped: M (no cluster in a box on this machine)"
 fi
+# N: a process fails in an intercommunicator that was freed while a receive on it was pending
+# (the request keeps it in Open MPI's table; its local communicator is already released). ULFM
+# revokes the collectives of every communicator the failed process is in, and stock 5.0.7's ob1
+# also revoked that released local communicator, which has no PML state: the process crashed in
+# mca_pml_ob1_revoke_comm (once in a grow, the failure seen by the training thread, 2026-11-29).
+# Then the receive fails, and freeing it released the communicator before its error handler was
+# read: the error went to MPI_COMM_WORLD's handler (fatal) instead of the intercommunicator's
+# (errors return). The project's build (scripts/openmpi/0025-*.patch) fixes both: the parent on h0
+# must get the error back from MPI_Test and live on after its child on h1 is killed.
+free_pending() {  # free_pending MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
+  box_run 60 "$1/bin/mpirun" --with-ft ulfm --bind-to none -n 1 \
+    env LD_LIBRARY_PATH="$1/lib" "$probe" free-pending h1
+}
+if [ $box = yes ]; then
+  free_pending "$bin/.."
+  check "a failure in a freed intercommunicator with a pending receive does not crash (our patch)" \
+    'grep -q "^free-pending parent alive" $tmp/out && ! grep -q "Segmentation fault" $tmp/out'
+  check "the failed receive's error reaches the intercommunicator's handler (our patch)" \
+    'grep -q "^free-pending request ended rc [1-9]" $tmp/out && ! grep -q "MPI_ERRORS_ARE_FATAL" $tmp/out'
+  grep -q "^free-pending parent alive" "$tmp/out" || tail -30 "$tmp/out"
+  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+    free_pending "$ELASTIC_STOCK_MPI_HOME"
+    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, N: $(grep -c 'parent alive' $tmp/out) of 1" \
+      "parents lived on; $(grep -c 'Segmentation fault' $tmp/out) segfaults"
+  fi
+else
+  echo "skipped: N (no cluster in a box on this machine)"
+fi
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
