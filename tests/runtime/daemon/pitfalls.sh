@@ -61,13 +61,18 @@ check "waiting ranks yield with nanosleep (the prefix's openmpi-mca-params.conf)
 # D: SIGKILLed ranks are tolerated under --with-ft ulfm: the parent goes on spawning.
 run 30 "$probe" leave sigkill
 check "SIGKILLed spawned ranks do not stop the parent" 'grep -q "round 1 ok" $tmp/out'
+# With ELASTIC_STOCK_MPI_HOME set to a stock build, the cases that name a fix run there too and
+# print what it does (`record:` lines, not asserted).
+stock() { [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; }
+record() { echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, $*"; }
+# show_unless PATTERN: the last 30 lines of the step's output where PATTERN is not in it.
+show_unless() { grep -q "$1" "$tmp/out" || tail -30 "$tmp/out"; }
 # E: spawns across real hosts (the cluster in a box, scripts/box.sh: one PRRTE daemon per host;
 # mpirun knows only h0 and each spawn adds its host). Stock Open MPI 5.0.7 fails the second such
 # spawn ("unable to reach each other", modex -46), or a prted segfaults, or prterun aborts in
 # free(): PRRTE 3.0.x connect_release misreads the release buffer (ompi#12601, #13521). The
 # project's build carries the fix (scripts/openmpi/0001-*.patch): five successive spawns onto
-# three hosts, earlier children still alive, must all work. With ELASTIC_STOCK_MPI_HOME set to a
-# stock build, the same is run there and what it does is printed (not asserted).
+# three hosts, earlier children still alive, must all work.
 BOX=$src/../../../scripts/box.sh
 # box_run SECONDS MPIRUN ARGS...: MPIRUN on h0 with the box's arguments, on hosts cleared of
 # everything the step before left -> $tmp/out, and mpirun's exit status (124: it ran past SECONDS).
@@ -93,19 +98,19 @@ box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
 }
 box=no
 "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}" && box=yes
-if [ $box = yes ]; then
+# on_box CASE: runs case_CASE where the cluster in a box is up, else says CASE is skipped.
+on_box() { if [ $box = yes ]; then "case_$1"; else echo "skipped: $1 (no cluster in a box on this machine)"; fi; }
+case_E() {
   box_spawns "$bin"
   check "five cross-host spawns onto h1 h2 h3 h1 h2 all work (our PRRTE patch)" \
     '[ "$(grep -c "^spawn h[123]:2 ok" $tmp/out)" = 5 ]'
   [ "$(grep -c '^spawn h[123]:2 ok' "$tmp/out")" = 5 ] || tail -30 "$tmp/out"
-  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
-    box_spawns "$ELASTIC_STOCK_MPI_HOME/bin"
-    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME: $(grep -c '^spawn h[123]:2 ok' $tmp/out) of 5" \
-      "cross-host spawns worked; $(grep -m1 -o 'unable to reach each other\|lost communication with a remote daemon\|free(): invalid pointer\|return value=-46' $tmp/out || echo 'no known error text')"
-  fi
-else
-  echo "skipped: E (no cluster in a box on this machine)"
-fi
+  stock || return 0
+  box_spawns "$ELASTIC_STOCK_MPI_HOME/bin"
+  record "E: $(grep -c '^spawn h[123]:2 ok' $tmp/out) of 5 cross-host spawns worked;" \
+    "$(grep -m1 -o 'unable to reach each other\|lost communication with a remote daemon\|free(): invalid pointer\|return value=-46' $tmp/out || echo 'no known error text')"
+}
+on_box E
 # F: MPI_Comm_spawn of a command that exits before MPI_Init. Stock 5.0.7 never returns (the
 # parent waits for the children's connection data in a PMIx lookup nothing ends); with patches
 # 0012 and 0013 the lookup fails once the spawned job has ended and the spawn returns an error.
@@ -128,10 +133,9 @@ idup() {  # idup MPI_PREFIX: 3 ranks, the last one SIGKILLs itself (the probe lo
 idup "$bin/.."
 check "three failed MPI_Comm_idup return errors, no abort" \
   '[ $(grep -c "idup [0-9] rc [1-9]" $tmp/out) = 6 ] && ! grep -qE "invalid pointer|Aborted" $tmp/out'
-if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+if stock; then
   idup "$ELASTIC_STOCK_MPI_HOME"
-  echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, G: $(grep -c finalized $tmp/out) of 2" \
-    "survivors finalized, $(grep -c 'invalid pointer' $tmp/out) free() aborts"
+  record "G: $(grep -c finalized $tmp/out) of 2 survivors finalized, $(grep -c 'invalid pointer' $tmp/out) free() aborts"
 fi
 # H: a connection accepted while the TCP BTL is still creating that peer's endpoints.
 # mca_btl_tcp_proc_create publishes a new peer before mca_btl_tcp_add_procs inserts its endpoints
@@ -151,20 +155,17 @@ race() {  # race MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
     --host h1 -n 1 env LD_LIBRARY_PATH="$1/lib" "$probe" accept-race : \
     --host h2 -n 1 env LD_LIBRARY_PATH="$1/lib" LD_PRELOAD="$preload" "$probe" accept-race
 }
-if [ $box = yes ]; then
+case_H() {
   race "$bin/.."
   check "the injector held rank 1's endpoints back" 'grep -q "^tcp_add_procs_delay: peer vpid 0" $tmp/out'
   check "a connection accepted during add_procs is kept (our TCP BTL patch)" \
     '[ "$(grep -c "^accept-race rank [01] rc 0 got 10[01]" $tmp/out)" = 2 ] && ! grep -q "dropped inbound" $tmp/out'
-  grep -q "^accept-race rank 1 rc 0" "$tmp/out" || tail -30 "$tmp/out"
-  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
-    race "$ELASTIC_STOCK_MPI_HOME"
-    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, H: $(grep -c 'rc 0 got' $tmp/out) of 2" \
-      "ranks exchanged; $(grep -c 'dropped inbound' $tmp/out) dropped connections"
-  fi
-else
-  echo "skipped: H (no cluster in a box on this machine)"
-fi
+  show_unless "^accept-race rank 1 rc 0"
+  stock || return 0
+  race "$ELASTIC_STOCK_MPI_HOME"
+  record "H: $(grep -c 'rc 0 got' $tmp/out) of 2 ranks exchanged; $(grep -c 'dropped inbound' $tmp/out) dropped connections"
+}
+on_box H
 # I: a revoke ends a blocking collective that a rank never joins. With 2 ranks on each of 2
 # hosts coll/han runs MPI_Allreduce on intra- and inter-node communicators of its own, and stock
 # 5.0.7 revokes only the user's: the ranks waited in the allreduce for good, so a job whose
@@ -176,19 +177,16 @@ revoke() {  # revoke MPI_PREFIX -> $tmp/out (the probe loads that libmpi)
   with_han=yes box_run 90 "$1/bin/mpirun" --with-ft ulfm --bind-to none --host h1:2,h2:2 -n 4 \
     env LD_LIBRARY_PATH="$1/lib" "$probe" revoke
 }
-if [ $box = yes ]; then
+case_I() {
   revoke "$bin/.."
   check "a revoke ends an allreduce under coll/han on every rank in it (our patch)" \
     '[ "$(grep -c "^revoke rank [0-2] rc [1-9]" $tmp/out)" = 3 ]'
   [ "$(grep -c '^revoke rank [0-2] rc [1-9]' "$tmp/out")" = 3 ] || tail -30 "$tmp/out"
-  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
-    revoke "$ELASTIC_STOCK_MPI_HOME"
-    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, I: $(grep -c '^revoke rank' $tmp/out) of 3" \
-      "ranks returned from the revoked allreduce"
-  fi
-else
-  echo "skipped: I (no cluster in a box on this machine)"
-fi
+  stock || return 0
+  revoke "$ELASTIC_STOCK_MPI_HOME"
+  record "I: $(grep -c '^revoke rank' $tmp/out) of 3 ranks returned from the revoked allreduce"
+}
+on_box I
 # J: Nagle's algorithm on the PMIx client-server connections. OpenPMIx 5 has a function that
 # turns it off (pmix_ptl_base_setup_socket) and never calls it, so a client's small request sent
 # right after another waited for the server's delayed ACK: MPI_Finalize took 45-55 ms, 46 ms of
@@ -198,12 +196,12 @@ run 30 "$probe" pmix-nodelay
 read -r pmix_sockets pmix_nodelay <<< "$(sed -n 's/^pmix-nodelay port [0-9]* sockets \([0-9]*\) nodelay \([0-9]*\)$/\1 \2/p' "$tmp/out")"
 check "the PMIx client's connections to its server have Nagle off (our patch)" \
   '[ "${pmix_sockets:-0}" -ge 1 ] && [ "$pmix_nodelay" = "$pmix_sockets" ]'
-grep -q "^pmix-nodelay" "$tmp/out" || tail -20 "$tmp/out"
-if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
+show_unless "^pmix-nodelay"
+if stock; then
   reap
   timeout 30 "$ELASTIC_STOCK_MPI_HOME/bin/mpirun" --with-ft ulfm --bind-to none -n 1 \
     env LD_LIBRARY_PATH="$ELASTIC_STOCK_MPI_HOME/lib" "$probe" pmix-nodelay > "$tmp/out" 2>&1
-  echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, J: $(grep '^pmix-nodelay' $tmp/out)"
+  record "J: $(grep '^pmix-nodelay' $tmp/out)"
 fi
 # K: a process of a job spanning hosts leaves while the others go on. With ULFM, MPI_Finalize
 # first "drains" failures with a shrink and a barrier over MPI_COMM_WORLD, i.e. every process of
@@ -220,7 +218,7 @@ async_leave() {  # async_leave MPI_PREFIX -> $tmp/out (the probe loads that libm
     env LD_LIBRARY_PATH="$1/lib" OMPI_MCA_async_mpi_finalize=1 "$probe" async-leave "$dir"
   rm -rf "$dir"
 }
-if [ $box = yes ]; then
+case_K() {
   async_leave "$bin/.."
   check "a leaver's MPI_Finalize returns while its job goes on, with async_mpi_finalize (our patch)" \
     '[ "$(grep -c "^stayer rank [01] saw the leaver finalized: yes (rest 2)" $tmp/out)" = 2 ]'
@@ -230,15 +228,12 @@ if [ $box = yes ]; then
   # (scripts/openmpi/0022-*.patch) keeps such a job.
   check "a job grows back onto the host its leaver left (our patch)" \
     '[ "$(grep -c "^stayer rank [01] grew back onto h3: ok" $tmp/out)" = 2 ]'
-  grep -q "^stayer rank" "$tmp/out" || tail -30 "$tmp/out"
-  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
-    async_leave "$ELASTIC_STOCK_MPI_HOME"
-    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, K: $(grep -c 'finalized: yes' $tmp/out) of 2" \
-      "stayers saw the leaver finalized"
-  fi
-else
-  echo "skipped: K (no cluster in a box on this machine)"
-fi
+  show_unless "^stayer rank"
+  stock || return 0
+  async_leave "$ELASTIC_STOCK_MPI_HOME"
+  record "K: $(grep -c 'finalized: yes' $tmp/out) of 2 stayers saw the leaver finalized"
+}
+on_box K
 # L: a job of several apps (commands; one MPI_Comm_spawn_multiple per grow makes one per node).
 # OpenPMIx 5's server took the app of any registered job's rank numbered as its own daemon for
 # its own, and forked every child with that app's command line and directory: after a job of 2
@@ -246,16 +241,15 @@ fi
 # ("PMIX_ERR_NOT_FOUND in file pmdl_ompi.c at line 907", the spawn failed), and a child could get
 # another app's command line. The project's build (scripts/openmpi/0021-*.patch) forks each child
 # with its own app.
-if [ $box = yes ]; then
+case_L() {
   box_run 60 "$bin/mpirun" --with-ft ulfm --bind-to none --host h1:2 \
     -n 1 "$probe" apps first : -n 1 "$probe" apps second
   check "each app's process is forked with its own command line (our patch)" \
     'grep -qx "apps rank 0 argv apps first" $tmp/out && grep -qx "apps rank 1 argv apps second" $tmp/out'
   check "a daemon that ran a job of 2 apps starts a job of 1 (our patch)" 'grep -qx "apps spawn ok" $tmp/out'
-  grep -qx "apps spawn ok" "$tmp/out" || tail -30 "$tmp/out"
-else
-  echo "skipped: L (no cluster in a box on this machine)"
-fi
+  show_unless "^apps spawn ok$"
+}
+on_box L
 # M: a command that exits at once, on every host of the box (8 by default). A daemon forks each process in a launch thread and
 # stores its pid after fork() returns; its SIGCHLD handler (another thread) matched the pids it
 # reaped against the stored ones, so a process that exited before its pid was stored was reaped
@@ -269,8 +263,8 @@ fi
 # whose contact information is unknown"): 3 and 1 of 5 runs on 16 hosts (2026-12-02). Here
 # setpgid_delay.so makes mpirun lose the first race at every launch; the project's build (0024)
 # leaves both unsaid, and none of the 10 runs may print either.
-if [ $box = yes ]; then
-  short_ok=0 held=0 noisy=0
+case_M() {
+  local short_ok=0 held=0 noisy=0 i
   for ((i = 0; i < 10; i++)); do
     box_preload=$setpgid_lib box_run 30 "$bin/mpirun" --bind-to none \
       --host "$(seq -s, -f 'h%g:1' 1 "${BOX_HOSTS:-8}")" -n "${BOX_HOSTS:-8}" true < /dev/null &&
@@ -283,9 +277,8 @@ if [ $box = yes ]; then
   check "the injector held mpirun's setpgid() back in every run" '[ $held = 10 ]'
   check "none of those runs prints a launch race as a fault (our patch)" '[ $noisy = 0 ]'
   echo "M: $short_ok of 10 runs ended, $noisy printed a launch race as a fault"
-else
-  echo "skipped: M (no cluster in a box on this machine)"
-fi
+}
+on_box M
 # N: a process fails in an intercommunicator that was freed while a receive on it was pending
 # (the request keeps it in Open MPI's table; its local communicator is already released). ULFM
 # revokes the collectives of every communicator the failed process is in, and stock 5.0.7's ob1
@@ -299,19 +292,16 @@ free_pending() {  # free_pending MPI_PREFIX -> $tmp/out (the probe loads that li
   box_run 60 "$1/bin/mpirun" --with-ft ulfm --bind-to none -n 1 \
     env LD_LIBRARY_PATH="$1/lib" "$probe" free-pending h1
 }
-if [ $box = yes ]; then
+case_N() {
   free_pending "$bin/.."
   check "a failure in a freed intercommunicator with a pending receive does not crash (our patch)" \
     'grep -q "^free-pending parent alive" $tmp/out && ! grep -q "Segmentation fault" $tmp/out'
   check "the failed receive's error reaches the intercommunicator's handler (our patch)" \
     'grep -q "^free-pending request ended rc [1-9]" $tmp/out && ! grep -q "MPI_ERRORS_ARE_FATAL" $tmp/out'
-  grep -q "^free-pending parent alive" "$tmp/out" || tail -30 "$tmp/out"
-  if [ -x "${ELASTIC_STOCK_MPI_HOME:-/nonexistent}/bin/mpirun" ]; then
-    free_pending "$ELASTIC_STOCK_MPI_HOME"
-    echo "record: stock Open MPI at $ELASTIC_STOCK_MPI_HOME, N: $(grep -c 'parent alive' $tmp/out) of 1" \
-      "parents lived on; $(grep -c 'Segmentation fault' $tmp/out) segfaults"
-  fi
-else
-  echo "skipped: N (no cluster in a box on this machine)"
-fi
+  show_unless "^free-pending parent alive"
+  stock || return 0
+  free_pending "$ELASTIC_STOCK_MPI_HOME"
+  record "N: $(grep -c 'parent alive' $tmp/out) of 1 parents lived on; $(grep -c 'Segmentation fault' $tmp/out) segfaults"
+}
+on_box N
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
