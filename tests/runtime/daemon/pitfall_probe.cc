@@ -35,6 +35,11 @@
 //                                 intercommunicator, frees that and has the child SIGKILL itself;
 //                                 prints "free-pending request ended|still pending rc RC" and
 //                                 "free-pending parent alive"
+//   pitfall_probe dup-fail        under mpirun -n 2+ (pitfalls.sh O preloads activate_hold.so):
+//                                 a barrier, then MPI_Comm_dup of the world with the injector
+//                                 armed (the last rank dies in it), then a barrier on the
+//                                 duplicate if it was made; prints "dup-fail rank R dup rc RC
+//                                 barrier rc RC" and "dup-fail rank R alive"
 //   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
 //                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
 //                                 off: "pmix-nodelay port P sockets N nodelay M"
@@ -195,6 +200,32 @@ int free_pending(const char* self, const char* host) {
   _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
 }
 
+// A process fails while a new communicator is in Open MPI's table without PML state yet (after
+// its context id, before ob1's add_comm; activate_hold.so holds that window open and kills the
+// last rank in it). ULFM revokes the collectives of every communicator that has the failed
+// process, and a revoke of one without PML state would crash in ob1; ompi_comm_lookup leaves such
+// communicators out. The survivors' MPI_Comm_dup must return, and a failure it did not report
+// must be reported by the new communicator's first collective.
+int dup_fail() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Barrier(MPI_COMM_WORLD);  // every pair connected before the window
+  alarm(30);
+  setenv("ELASTIC_TEST_ACTIVATE_ARM", "1", 1);
+  MPI_Comm dup = MPI_COMM_NULL;
+  const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  int barrier_rc = rc;
+  if (rc == MPI_SUCCESS) {
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    barrier_rc = MPI_Barrier(dup);
+  }
+  std::printf("dup-fail rank %d dup rc %d barrier rc %d\n", rank, rc, barrier_rc);
+  std::printf("dup-fail rank %d alive\n", rank);
+  std::fflush(stdout);
+  _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
+}
+
 // A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
 // shrink when one spawn placed the job on several nodes: its MPI_Finalize must return without
 // waiting for them. DIR is a folder every host sees (the box's hosts have /tmp of their own).
@@ -321,6 +352,7 @@ int main(int argc, char** argv) {
   if (what == "pmix-nodelay") return pmix_nodelay();
   if (what == "async-leave") return async_leave(argv[0], argc > 2 ? argv[2] : ".");
   if (what == "apps") return apps(argv[0]);
+  if (what == "dup-fail") return dup_fail();
   if (what == "free-pending") return free_pending(argv[0], argc > 2 ? argv[2] : "localhost");
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);

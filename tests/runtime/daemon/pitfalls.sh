@@ -1,9 +1,10 @@
 #!/bin/bash
-# Usage: pitfalls.sh MPI_BIN SRC_DIR PROBE DELAY_LIB SETPGID_LIB. Asserts the Open MPI 5.0.7 behaviours the
+# Usage: pitfalls.sh MPI_BIN SRC_DIR PROBE DELAY_LIB SETPGID_LIB HOLD_LIB. Asserts the Open MPI 5.0.7 behaviours the
 # runtime is built around, so that a fixed (or regressed) Open MPI shows up here. docs/runtime.md "Known limitations".
 set -u
 bin=$1; src=$2; probe=$3; delay=$4  # DELAY_LIB: tcp_add_procs_delay.so (test H)
 setpgid_lib=$5  # setpgid_delay.so (test M)
+hold_lib=$6  # activate_hold.so (test O)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 fails=0
@@ -304,4 +305,25 @@ case_N() {
   record "N: $(grep -c 'parent alive' $tmp/out) of 1 parents lived on; $(grep -c 'Segmentation fault' $tmp/out) segfaults"
 }
 on_box N
+# O: a process fails while a new communicator is in Open MPI's table without PML state yet (its
+# context id agreed, ob1's add_comm not yet run; in a grow, the helper thread merges while the
+# training thread's progress handles failures). ULFM revokes the collectives of every
+# communicator the failed process is in, and a revoke of one without PML state would crash in
+# ob1 (as N did), but ompi_comm_lookup leaves such communicators out: stock 5.0.7 needs no patch.
+# activate_hold.so kills the rank on h2 in that window and has the one on h1 drive progress there
+# for 2 s: the failure must be handled during the hold, and the survivor's MPI_Comm_dup must
+# return, the failure reported by it or by the new communicator's first barrier.
+case_O() {
+  local preload=$hold_lib
+  [ -n "$asan" ] && preload=$asan:$hold_lib
+  box_run 60 "$bin/mpirun" --with-ft ulfm --bind-to none --mca mpi_ft_verbose 1 --host h1,h2 -n 2 \
+    env ELASTIC_TEST_ACTIVATE_HOLD_MS=2000 LD_PRELOAD="$preload" "$probe" dup-fail
+  check "a failure while a new communicator has no PML state is handled in that window" \
+    'sed -n "/^activate_hold: rank 0/,/^activate_hold: hold ended/p" $tmp/out | grep -q "ompi: Process .* failed"'
+  check "the survivor's MPI_Comm_dup returns and the failure is reported, no crash" \
+    'grep -qE "^dup-fail rank 0 dup rc ([1-9][0-9]* barrier rc [0-9]+|0 barrier rc [1-9][0-9]*)$" $tmp/out &&
+     grep -q "^dup-fail rank 0 alive" $tmp/out && ! grep -q "Segmentation fault" $tmp/out'
+  show_unless "^dup-fail rank 0 alive"
+}
+on_box O
 [ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
