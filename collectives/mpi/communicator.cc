@@ -43,8 +43,9 @@ void MpiCommunicator::abort(std::string_view why) {
 }
 
 absl::Status MpiCommunicator::posted(absl::Status st) {
-  // Any failed collective leaves the communicator unusable. On a revoked communicator Open MPI's
-  // non-blocking collectives report MPI_ERR_OTHER rather than MPIX_ERR_REVOKED: ask ULFM.
+  // Any failed collective leaves the communicator unusable. Stock Open MPI 5.0.7's libnbc can
+  // report a revoke as MPI_ERR_OTHER rather than MPIX_ERR_REVOKED (our build's patch 0026 fixes
+  // that; an MPI given by MPI_HOME may lack it): ask ULFM.
   int revoked = 0;
   if (!absl::IsAborted(st) && MPIX_Comm_is_revoked(comm_.get(), &revoked) == MPI_SUCCESS &&
       revoked != 0) {

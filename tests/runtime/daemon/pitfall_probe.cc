@@ -40,6 +40,10 @@
 //                                 armed (the last rank dies in it), then a barrier on the
 //                                 duplicate if it was made; prints "dup-fail rank R dup rc RC
 //                                 barrier rc RC" and "dup-fail rank R alive"
+//   pitfall_probe nbc-fail        under mpirun -n 2: rank 1 SIGKILLs itself; once rank 0's receive
+//                                 from it has failed, rank 0 runs MPI_Iallreduce (in place, 1 int)
+//                                 on the world and prints "nbc-fail rank 0 iallreduce rc RC class
+//                                 C ulfm yes|no" (yes: MPIX_ERR_PROC_FAILED or MPIX_ERR_REVOKED)
 //   pitfall_probe pmix-nodelay    after MPI_Init: this process's TCP connections to its PMIx
 //                                 server (the port of PMIX_SERVER_URI*), and how many have Nagle
 //                                 off: "pmix-nodelay port P sockets N nodelay M"
@@ -226,6 +230,34 @@ int dup_fail() {
   _exit(0);  // as `spawn` does: pitfalls.sh reads only the lines above
 }
 
+// A non-blocking collective on a communicator whose collectives ULFM has disabled after a failure.
+// libnbc's in-place binomial allreduce on 2 ranks starts with a round of a local copy; the next
+// round's receive fails at once, in the progress call nested in NBC_Start_round, and stock 5.0.7
+// turned that error into OMPI_ERROR: the caller got MPI_ERR_OTHER, not a ULFM error class, and
+// libnbc printed two error lines. Rank 0 waits until its receive from the dead rank 1 has failed
+// (the failure is known), then runs the allreduce.
+int nbc_fail() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Barrier(MPI_COMM_WORLD);
+  alarm(30);
+  if (rank == 1) raise(SIGKILL);
+  int never = 0;
+  MPI_Recv(&never, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  // fails: rank 1 died
+  int value = rank;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  const bool ulfm = cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_REVOKED;
+  std::printf("nbc-fail rank %d iallreduce rc %d class %d ulfm %s\n", rank, rc, cls,
+              ulfm ? "yes" : "no");
+  std::fflush(stdout);
+  _exit(0);  // as `spawn` does: pitfalls.sh reads only the line above
+}
+
 // A process of a job spanning hosts leaves while the others go on, as a node's ranks do on a
 // shrink when one spawn placed the job on several nodes: its MPI_Finalize must return without
 // waiting for them. DIR is a folder every host sees (the box's hosts have /tmp of their own).
@@ -353,6 +385,7 @@ int main(int argc, char** argv) {
   if (what == "async-leave") return async_leave(argv[0], argc > 2 ? argv[2] : ".");
   if (what == "apps") return apps(argv[0]);
   if (what == "dup-fail") return dup_fail();
+  if (what == "nbc-fail") return nbc_fail();
   if (what == "free-pending") return free_pending(argv[0], argc > 2 ? argv[2] : "localhost");
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
