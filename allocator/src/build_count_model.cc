@@ -61,7 +61,8 @@ void add_expected_gains(const Problem& problem, std::span<const std::size_t> job
     for (std::size_t k = 0; k < outlook.held_s.size(); ++k) {
       if (k != i) others.insert(others.end(), outlook.held_s[k].begin(), outlook.held_s[k].end());
     }
-    const LossJob loss{&count_job.value, job.min_nodes, job.grow_stall_s, job.shrink_stall_s};
+    const LossJob loss{&count_job.value,   job.min_nodes, job.grow_stall_s,
+                       job.shrink_stall_s, &job.scaling,  job.remaining_samples};
     count_job.gains = expected_gains(loss, std::max(count_job.hi, count_job.current),
                                      model.horizon_s, outlook.held_s[i], outlook.free_s, others);
   }

@@ -16,6 +16,16 @@ NodeOutlook node_outlook(double expected_idle_s, double horizon_s) {
   return {expected_idle_s * leave, leave};
 }
 
+namespace {
+
+// Whether the job, grown to n nodes, reaches its target within the horizon (expected_loss.h).
+bool finishes_within(const LossJob& job, int n, double horizon_s) {
+  const double rate = job.rate != nullptr && n >= job.min_nodes && n > 0 ? job.rate->at(n) : 0.0;
+  return rate > 0 && job.grow_stall_s + std::max(job.remaining_samples, 0.0) / rate < horizon_s;
+}
+
+}  // namespace
+
 std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
                                    std::span<const double> held_s, std::span<const double> free_s,
                                    std::span<const double> others_s) {
@@ -54,6 +64,7 @@ std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
     }
     if (n > current) {
       g -= job.grow_stall_s * w(n) + job.shrink_stall_s * w(current) * (1.0 - all_new_stay);
+      if (finishes_within(job, n, horizon_s)) g -= job.grow_stall_s * (w(n) - w(current));
     }
     if (n < current) g -= job.shrink_stall_s * w(n);
     gains[static_cast<std::size_t>(n)] = g;

@@ -1,6 +1,7 @@
 // Expected-loss gains (expected_loss.h): a grow onto a node pays only when the node is expected to
 // stay past the break-even time, which grows with the job's size; growing jobs take the longest-
-// lived free nodes; the exact solvers stay exact on the gains tables (brute force).
+// lived free nodes; a job that ends within the horizon is not grown onto a node that another job
+// would keep; the exact solvers stay exact on the gains tables (brute force).
 #include "elastic/allocator/expected_loss.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,43 @@ TEST(ExpectedLoss, GrowingJobTakesTheLongestLivedFreeNodes) {
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_EQ(a->jobs[0].count, 3);  // 5000 s and 30 s pay, 2 s does not
   EXPECT_EQ(a->jobs[0].nodes, (std::vector<std::string>{"f2", "f3", "h1"}));
+}
+
+TEST(ExpectedLoss, GrowOfAJobThatFinishesWithinTheHorizonPaysItsSuccessorsStall) {
+  // As GainsByHand, with 10/s per node. 100 samples left: at 3 nodes the job finishes 3 + 100/30 s
+  // from now, within the 100 s horizon, and the node it took is then granted again, paying the
+  // grow stall once more: 3 s x the 10/s it adds. Keeping or shrinking is unchanged.
+  const PiecewiseLinear value =
+      *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 640});
+  const std::vector<double> held{kForever, kForever};
+  const std::vector<double> free{kForever};
+  const std::vector<double> open = expected_gains({&value, 1, 3, 2}, 3, 100, held, free, {});
+  for (const double left : {100.0, 0.0}) {
+    const std::vector<double> ending =
+        expected_gains({&value, 1, 3, 2, &value, left}, 3, 100, held, free, {});
+    EXPECT_NEAR(ending[3], open[3] - 3 * 10, 1e-9) << left << " samples left";
+    for (int n = 0; n <= 2; ++n) EXPECT_NEAR(ending[n], open[n], 1e-9) << n << " nodes";
+  }
+  // 3,000 samples left take 3 + 100 s at 3 nodes: past the horizon, nothing more is charged.
+  const std::vector<double> later =
+      expected_gains({&value, 1, 3, 2, &value, 3000}, 3, 100, held, free, {});
+  EXPECT_NEAR(later[3], open[3], 1e-9);
+}
+
+TEST(ExpectedLoss, FreeNodeGoesToTheJobThatKeepsIt) {
+  // Jobs a and b hold 2 nodes each and one node is free. a's grow stall is the smaller (3 s
+  // against 3.5 s), so the node is a's while both run on; once a is 50 samples from its end, it
+  // would give the node back within the horizon, and the node goes to b. Neither job shrinks.
+  for (const auto& [left, grower] : {std::pair{kForever, 0}, std::pair{50.0, 1}}) {
+    Problem p = problem_with(0, {kForever, kForever, kForever, kForever, kForever});
+    p.jobs = {linear_job("a", {"f1", "f2"}), linear_job("b", {"f3", "f4"})};
+    p.jobs[0].remaining_samples = left;
+    p.jobs[1].grow_stall_s = 3.5;
+    absl::StatusOr<Allocation> a = allocate(p);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->jobs[grower].count, 3) << left << " samples left to a";
+    EXPECT_EQ(a->jobs[1 - grower].count, 2) << left << " samples left to a";
+  }
 }
 
 TEST(ExpectedLoss, ExactSolversMatchBruteForceOnGainsTables) {

@@ -227,6 +227,7 @@ absl::Status Replay::solve() {
     knowledge_.fill(job.w, j);
     j.grow_stall_s = w.grow_stall_s;
     j.shrink_stall_s = w.shrink_stall_s;
+    j.remaining_samples = w.target_samples - job.progress;
     current.push_back(static_cast<int>(job.nodes.size()));
   }
   const auto t0 = std::chrono::steady_clock::now();

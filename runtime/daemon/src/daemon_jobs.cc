@@ -264,7 +264,7 @@ void Daemon::plan() {
         job.group ? job.group->nodes() : std::vector<std::string>{};
     if (job.learned) job.planned_table = job.learned->table(prior.per_node, prior.serial);
     absl::StatusOr<alloc::Job> aj =
-        plan_job(job.rec.spec, held_nodes, job.planned_table, options_.plan);
+        plan_job(job.rec.spec, held_nodes, job.planned_table, options_.plan, job.samples_done());
     if (!aj.ok()) {
       finish_job(job, JobState::kFailed, msg(aj.status()));
       continue;

@@ -22,7 +22,7 @@ std::vector<std::string> minus(const std::vector<std::string>& a,
 
 absl::StatusOr<alloc::Job> plan_job(const JobSpec& spec, std::vector<std::string> held,
                                     const alloc::PiecewiseLinear& learned,
-                                    const PlanOptions& options) {
+                                    const PlanOptions& options, std::int64_t samples_done) {
   alloc::Job j;
   j.id = spec.id;
   j.min_nodes = spec.min_nodes;
@@ -47,6 +47,9 @@ absl::StatusOr<alloc::Job> plan_job(const JobSpec& spec, std::vector<std::string
     j.scaling = learned;
   }
   j.weight = 1.0 + spec.priority;
+  if (spec.target_samples) {
+    j.remaining_samples = static_cast<double>(*spec.target_samples - samples_done);
+  }
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <random>
@@ -108,6 +109,17 @@ TEST(PlanJob, AJobWithoutATableIsPlannedWithTheLearnedOne) {
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_EQ(j->scaling.at(2), 90);
   EXPECT_FALSE(j->value.has_value());
+}
+
+TEST(PlanJob, SamplesLeftComeFromTheTargetLessThoseDone) {
+  JobSpec s = spec_of("a", 1, 4, {100, 180});
+  absl::StatusOr<alloc::Job> j = plan_job(s, {}, {}, PlanOptions{}, 400);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->remaining_samples, std::numeric_limits<double>::infinity());  // no target
+  s.target_samples = 1000;
+  j = plan_job(s, {}, {}, PlanOptions{}, 400);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->remaining_samples, 600);
 }
 
 TEST(PlanJob, AMalformedTableIsRefusedNamingTheField) {

@@ -42,7 +42,11 @@ struct Job {
   double grow_stall_s = 0.0;             // U_j
   double shrink_stall_s = 0.0;           // D_j
   double weight = 1.0;
-  int min_share = 0;      // nodes guaranteed while the pool allows (0 = none)
+  int min_share = 0;  // nodes guaranteed while the pool allows (0 = none)
+  // Samples left to its target (elasticd: target_samples less those counted). With
+  // expect_departures a grow that finishes the job within the horizon also pays the stall of
+  // the added nodes' next grant (expected_loss.h).
+  double remaining_samples = std::numeric_limits<double>::infinity();
   std::string node_kind;  // which nodes it can use ("" = nodes without a kind)
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <span>
 #include <string>
@@ -39,10 +40,12 @@ struct PlanOptions {
 
 // The allocator's view of one job holding `held`: bounds, stalls and weight (1 + priority) from
 // its spec; its scaling table from the spec's [scaling], else `learned` (the table learnt from its
-// progress reports). InvalidArgument naming the field when the spec's table is malformed.
+// progress reports). With the spec's target_samples, the samples left to it after `samples_done`
+// (what a grow onto a job about to finish costs, with hole_loss). InvalidArgument naming the field
+// when the spec's table is malformed.
 absl::StatusOr<alloc::Job> plan_job(const JobSpec& spec, std::vector<std::string> held,
                                     const alloc::PiecewiseLinear& learned,
-                                    const PlanOptions& options);
+                                    const PlanOptions& options, std::int64_t samples_done = 0);
 
 // The problem for `jobs`, in their order: the pool less the `lost` nodes, in hostfile order,
 // with the options' horizon, solver and time limit. Held nodes outside that pool stay in the jobs:
