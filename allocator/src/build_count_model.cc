@@ -50,9 +50,29 @@ void apply_min_share(CountModel& model, const std::vector<int>& min_share) {
   }
 }
 
+// What a node makes for the job it goes to next (LossJob::successor_value): the median over the
+// jobs that can grow of the value per node their next count adds (the first min_nodes at once).
+double successor_value(const CountModel& model, std::span<const std::size_t> jobs,
+                       const Problem& problem) {
+  std::vector<double> per_node;
+  for (std::size_t i = 0; i < model.jobs.size(); ++i) {
+    const CountJob& job = model.jobs[i];
+    const int min = std::max(problem.jobs[jobs[i]].min_nodes, 1);
+    const int next = std::max(job.current + 1, min);
+    if (next > job.hi) continue;
+    const double now = job.current >= min ? job.value.at(job.current) : 0.0;
+    per_node.push_back((job.value.at(next) - now) / (next - job.current));
+  }
+  if (per_node.empty()) return 0.0;
+  const auto mid = per_node.begin() + static_cast<std::ptrdiff_t>(per_node.size() / 2);
+  std::nth_element(per_node.begin(), mid, per_node.end());
+  return *mid;
+}
+
 // Each job's gains table from the nodes' expected idle times (expected_loss.h).
 void add_expected_gains(const Problem& problem, std::span<const std::size_t> jobs,
                         const IdleOutlook& outlook, CountModel& model) {
+  const double successor = successor_value(model, jobs, problem);
   std::vector<double> others;
   for (std::size_t i = 0; i < model.jobs.size(); ++i) {
     CountJob& count_job = model.jobs[i];
@@ -62,7 +82,8 @@ void add_expected_gains(const Problem& problem, std::span<const std::size_t> job
       if (k != i) others.insert(others.end(), outlook.held_s[k].begin(), outlook.held_s[k].end());
     }
     const LossJob loss{&count_job.value,   job.min_nodes, job.grow_stall_s,
-                       job.shrink_stall_s, &job.scaling,  job.remaining_samples};
+                       job.shrink_stall_s, &job.scaling,  job.remaining_samples,
+                       successor};
     count_job.gains = expected_gains(loss, std::max(count_job.hi, count_job.current),
                                      model.horizon_s, outlook.held_s[i], outlook.free_s, others);
   }

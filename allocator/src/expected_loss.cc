@@ -18,10 +18,31 @@ NodeOutlook node_outlook(double expected_idle_s, double horizon_s) {
 
 namespace {
 
-// Whether the job, grown to n nodes, reaches its target within the horizon (expected_loss.h).
-bool finishes_within(const LossJob& job, int n, double horizon_s) {
+constexpr double kKeptProfit = 1e-6;
+
+// When the job, grown to n nodes, reaches its target: U_j + R_j / r_j(n) from now; infinite when
+// it has no target or makes nothing at n (expected_loss.h).
+double finish_s(const LossJob& job, int n) {
   const double rate = job.rate != nullptr && n >= job.min_nodes && n > 0 ? job.rate->at(n) : 0.0;
-  return rate > 0 && job.grow_stall_s + std::max(job.remaining_samples, 0.0) / rate < horizon_s;
+  if (!(rate > 0)) return std::numeric_limits<double>::infinity();
+  return job.grow_stall_s + std::max(job.remaining_samples, 0.0) / rate;
+}
+
+// P(a node with this expected idle time is still idle after t s): e^{-t/mu}, as node_outlook.
+double still_idle_p(double expected_idle_s, double t) {
+  if (!(t < std::numeric_limits<double>::infinity()) || !(expected_idle_s > 0)) return 0.0;
+  return std::exp(-t / expected_idle_s);
+}
+
+// The finish charge of a grow from `kept` to n nodes that adds the nodes `added` (expected_loss.h).
+double finish_charge(const LossJob& job, int n, int kept, std::span<const double> added,
+                     double horizon_s) {
+  const double finish = finish_s(job, n);
+  double regranted = 0.0;  // the added nodes expected to be idle still when the job ends
+  for (const double idle_s : added) regranted += still_idle_p(idle_s, finish);
+  const double amortised = std::min(1.0, horizon_s / finish);
+  return job.grow_stall_s * job.successor_value * (n - kept) * regranted /
+         static_cast<double>(added.size()) * amortised;
 }
 
 }  // namespace
@@ -43,13 +64,15 @@ std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
   std::vector<double> gains(static_cast<std::size_t>(std::max(hi, 0)) + 1, 0.0);
   std::vector<double> nodes;  // the n nodes, longest expected idle first
   nodes.reserve(gains.size());
-  double all_new_stay = 1.0;  // P(none of the new nodes leaves within the horizon)
+  double all_new_stay = 1.0;        // P(none of the new nodes leaves within the horizon)
+  double previous_uncharged = 0.0;  // gain(n - 1) without the finish charge
   for (int n = 0; n <= hi; ++n) {
     nodes.clear();
+    std::size_t extra = 0;  // the free (or released) nodes a grow to n adds
     if (n <= current) {
       nodes.assign(held.begin(), held.begin() + n);
     } else {
-      const auto extra = std::min<std::size_t>(static_cast<std::size_t>(n - current), pool.size());
+      extra = std::min<std::size_t>(static_cast<std::size_t>(n - current), pool.size());
       if (static_cast<int>(extra) == n - current) {
         all_new_stay *= 1.0 - node_outlook(pool[extra - 1], horizon_s).leave_p;
       }
@@ -64,9 +87,18 @@ std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
     }
     if (n > current) {
       g -= job.grow_stall_s * w(n) + job.shrink_stall_s * w(current) * (1.0 - all_new_stay);
-      if (finishes_within(job, n, horizon_s)) g -= job.grow_stall_s * (w(n) - w(current));
     }
     if (n < current) g -= job.shrink_stall_s * w(n);
+    const double uncharged = g;
+    const int kept = std::max(current, job.min_nodes);  // every job ends on at least its minimum
+    if (n > kept && extra > 0) {
+      g -= finish_charge(job, n, kept, std::span(pool).first(extra), horizon_s);
+      // The charge may give a node to another job, never leave it idle: a node that adds to the
+      // gain keeps a sliver of what it adds.
+      const double adds = uncharged - previous_uncharged;
+      if (adds > 0) g = std::max(g, gains[static_cast<std::size_t>(n - 1)] + kKeptProfit * adds);
+    }
+    previous_uncharged = uncharged;
     gains[static_cast<std::size_t>(n)] = g;
   }
   return gains;

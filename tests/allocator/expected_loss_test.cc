@@ -1,7 +1,7 @@
 // Expected-loss gains (expected_loss.h): a grow onto a node pays only when the node is expected to
 // stay past the break-even time, which grows with the job's size; growing jobs take the longest-
-// lived free nodes; a job that ends within the horizon is not grown onto a node that another job
-// would keep; the exact solvers stay exact on the gains tables (brute force).
+// lived free nodes; a job that ends while a node would still be idle is not grown onto it when
+// another job would keep it; the exact solvers stay exact on the gains tables (brute force).
 #include "elastic/allocator/expected_loss.h"
 
 #include <gtest/gtest.h>
@@ -109,25 +109,57 @@ TEST(ExpectedLoss, GrowingJobTakesTheLongestLivedFreeNodes) {
   EXPECT_EQ(a->jobs[0].nodes, (std::vector<std::string>{"f2", "f3", "h1"}));
 }
 
-TEST(ExpectedLoss, GrowOfAJobThatFinishesWithinTheHorizonPaysItsSuccessorsStall) {
-  // As GainsByHand, with 10/s per node. 100 samples left: at 3 nodes the job finishes 3 + 100/30 s
-  // from now, within the 100 s horizon, and the node it took is then granted again, paying the
-  // grow stall once more: 3 s x the 10/s it adds. Keeping or shrinking is unchanged.
+TEST(ExpectedLoss, GrowOfAJobThatFinishesPaysItsSuccessorsStallIfTheNodeOutlivesIt) {
+  // As GainsByHand, with 10/s per node; the free node's expected idle time is 200 s. With 100
+  // samples left, at 3 nodes the job finishes 3 + 100/30 s from now; the node it took is then
+  // still idle with probability e^{-t/200} and is granted again, paying the grow stall once more:
+  // 3 s x the 10/s a node makes for the next job. A finish past the horizon (3,000 samples left:
+  // 3 + 100 s) is charged too, spread over the time the job holds the node (100/103 of it).
+  // Keeping or shrinking is unchanged.
+  const PiecewiseLinear value =
+      *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 640});
+  const std::vector<double> held{kForever, kForever};
+  const std::vector<double> free{200};
+  const std::vector<double> open = expected_gains({&value, 1, 3, 2}, 3, 100, held, free, {});
+  for (const double left : {100.0, 3000.0, 0.0}) {
+    const double finish_s = 3 + left / 30;
+    const std::vector<double> ending =
+        expected_gains({&value, 1, 3, 2, &value, left, 10}, 3, 100, held, free, {});
+    const double spread = std::min(1.0, 100 / finish_s);
+    EXPECT_NEAR(ending[3], open[3] - 3 * 10 * std::exp(-finish_s / 200) * spread, 1e-9)
+        << left << " samples left";
+    for (int n = 0; n <= 2; ++n) EXPECT_NEAR(ending[n], open[n], 1e-9) << n << " nodes";
+  }
+}
+
+TEST(ExpectedLoss, FinishChargeSparesTheMinimumEveryJobEndsOn) {
+  // A job that holds nothing and has 100 samples left: whichever job the first node goes to ends
+  // on it some day, so a start (0 -> 1) is not charged; a start on 2 nodes is charged for the
+  // second, on which the next job stalls, at the mean chance that a node outlives the job.
+  const PiecewiseLinear value =
+      *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 640});
+  const std::vector<double> free{kForever, 300};
+  const std::vector<double> open = expected_gains({&value, 1, 3, 2}, 2, 100, {}, free, {});
+  const std::vector<double> ending =
+      expected_gains({&value, 1, 3, 2, &value, 100, 10}, 2, 100, {}, free, {});
+  EXPECT_NEAR(ending[1], open[1], 1e-9);
+  const double outlives = (1 + std::exp(-(3 + 100.0 / 20) / 300)) / 2;
+  EXPECT_NEAR(ending[2], open[2] - 3 * 10 * outlives, 1e-9);
+}
+
+TEST(ExpectedLoss, FinishChargeNeverLeavesANodeIdle) {
+  // The next job would make 1,000/s on the node, so the finish charge (3 s x 1,000/s) exceeds what
+  // the node is worth to this job over the horizon (100 s x 10/s less its 3 s x 30/s grow stall):
+  // the grow stays (barely) better than keeping 2 nodes, so with no other job the node is used.
   const PiecewiseLinear value =
       *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 640});
   const std::vector<double> held{kForever, kForever};
   const std::vector<double> free{kForever};
   const std::vector<double> open = expected_gains({&value, 1, 3, 2}, 3, 100, held, free, {});
-  for (const double left : {100.0, 0.0}) {
-    const std::vector<double> ending =
-        expected_gains({&value, 1, 3, 2, &value, left}, 3, 100, held, free, {});
-    EXPECT_NEAR(ending[3], open[3] - 3 * 10, 1e-9) << left << " samples left";
-    for (int n = 0; n <= 2; ++n) EXPECT_NEAR(ending[n], open[n], 1e-9) << n << " nodes";
-  }
-  // 3,000 samples left take 3 + 100 s at 3 nodes: past the horizon, nothing more is charged.
-  const std::vector<double> later =
-      expected_gains({&value, 1, 3, 2, &value, 3000}, 3, 100, held, free, {});
-  EXPECT_NEAR(later[3], open[3], 1e-9);
+  const std::vector<double> ending =
+      expected_gains({&value, 1, 3, 2, &value, 100, 1000}, 3, 100, held, free, {});
+  EXPECT_GT(ending[3], ending[2]);
+  EXPECT_LT(ending[3] - ending[2], 1e-3 * (open[3] - open[2]));
 }
 
 TEST(ExpectedLoss, FreeNodeGoesToTheJobThatKeepsIt) {
