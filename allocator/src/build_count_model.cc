@@ -57,10 +57,10 @@ double successor_value(const CountModel& model, std::span<const std::size_t> job
   std::vector<double> per_node;
   for (std::size_t i = 0; i < model.jobs.size(); ++i) {
     const CountJob& job = model.jobs[i];
-    const int min = std::max(problem.jobs[jobs[i]].min_nodes, 1);
-    const int next = std::max(job.current + 1, min);
+    const int least = std::max(problem.jobs[jobs[i]].min_nodes, 1);
+    const int next = std::max(job.current + 1, least);
     if (next > job.hi) continue;
-    const double now = job.current >= min ? job.value.at(job.current) : 0.0;
+    const double now = job.current >= least ? job.value.at(job.current) : 0.0;
     per_node.push_back((job.value.at(next) - now) / (next - job.current));
   }
   if (per_node.empty()) return 0.0;
