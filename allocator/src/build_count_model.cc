@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "elastic/allocator/hole_survival.h"
 #include "elastic/allocator/validate_problem.h"
 #include "fmt/format.h"
 
@@ -69,10 +70,25 @@ double successor_value(const CountModel& model, std::span<const std::size_t> job
   return *mid;
 }
 
+// W of the value to the finish (expected_loss.h): the mean expected idle time of the kind's nodes,
+// each capped as the estimators cap it.
+double finish_window(const IdleOutlook& outlook) {
+  double sum = 0.0;
+  std::size_t count = 0;
+  auto add = [&](std::span<const double> idle_s) {
+    for (const double idle : idle_s) sum += std::min(idle, kResidualCapS);
+    count += idle_s.size();
+  };
+  add(outlook.free_s);
+  for (const std::vector<double>& held : outlook.held_s) add(held);
+  return count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
 // Each job's gains table from the nodes' expected idle times (expected_loss.h).
 void add_expected_gains(const Problem& problem, std::span<const std::size_t> jobs,
                         const IdleOutlook& outlook, CountModel& model) {
   const double successor = successor_value(model, jobs, problem);
+  const double window = problem.value_to_finish ? finish_window(outlook) : 0.0;
   std::vector<double> others;
   for (std::size_t i = 0; i < model.jobs.size(); ++i) {
     CountJob& count_job = model.jobs[i];
@@ -83,7 +99,7 @@ void add_expected_gains(const Problem& problem, std::span<const std::size_t> job
     }
     const LossJob loss{&count_job.value,   job.min_nodes, job.grow_stall_s,
                        job.shrink_stall_s, &job.scaling,  job.remaining_samples,
-                       successor};
+                       successor,          window};
     count_job.gains = expected_gains(loss, std::max(count_job.hi, count_job.current),
                                      model.horizon_s, outlook.held_s[i], outlook.free_s, others);
   }

@@ -34,6 +34,18 @@ double still_idle_p(double expected_idle_s, double t) {
   return std::exp(-t / expected_idle_s);
 }
 
+// w(k): the job's value per second at k nodes, to its finish within the window (expected_loss.h).
+double count_value(const LossJob& job, int k) {
+  const double v = k >= job.min_nodes && k > 0 ? job.value->at(k) : 0.0;
+  if (!(job.window_s > 0) || !(v > 0) || job.rate == nullptr) return v;
+  const double rate = job.rate->at(k);
+  if (!(rate > 0)) return v;
+  const double left = std::max(job.remaining_samples, 0.0);
+  const double finish = left / rate;
+  if (!(finish < job.window_s)) return v;
+  return left / job.window_s * (v / rate) + job.successor_value * k * (1.0 - finish / job.window_s);
+}
+
 // The finish charge of a grow from `kept` to n nodes that adds the nodes `added` (expected_loss.h).
 double finish_charge(const LossJob& job, int n, int kept, std::span<const double> added,
                      double horizon_s) {
@@ -51,7 +63,7 @@ std::vector<double> expected_gains(const LossJob& job, int hi, double horizon_s,
                                    std::span<const double> held_s, std::span<const double> free_s,
                                    std::span<const double> others_s) {
   const int current = static_cast<int>(held_s.size());
-  auto w = [&](int k) { return k >= job.min_nodes && k > 0 ? job.value->at(k) : 0.0; };
+  auto w = [&](int k) { return count_value(job, k); };
   std::vector<double> held(held_s.begin(), held_s.end());
   std::vector<double> pool(free_s.begin(), free_s.end());
   std::sort(held.begin(), held.end(), std::greater<>());

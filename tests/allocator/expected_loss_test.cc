@@ -1,7 +1,8 @@
 // Expected-loss gains (expected_loss.h): a grow onto a node pays only when the node is expected to
 // stay past the break-even time, which grows with the job's size; growing jobs take the longest-
 // lived free nodes; a job that ends while a node would still be idle is not grown onto it when
-// another job would keep it; the exact solvers stay exact on the gains tables (brute force).
+// another job would keep it; a job that ends before its nodes leave is valued to its finish; the
+// exact solvers stay exact on the gains tables (brute force).
 #include "elastic/allocator/expected_loss.h"
 
 #include <gtest/gtest.h>
@@ -175,6 +176,51 @@ TEST(ExpectedLoss, FreeNodeGoesToTheJobThatKeepsIt) {
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->jobs[grower].count, 3) << left << " samples left to a";
     EXPECT_EQ(a->jobs[1 - grower].count, 2) << left << " samples left to a";
+  }
+}
+
+TEST(ExpectedLoss, JobThatFinishesBeforeItsNodesLeaveIsValuedToItsFinish) {
+  // 10/s per node, nodes that stay, horizon 100 s, grow stall 3 s, no node held. With 1,000
+  // samples left the job ends 100/n s from now at n nodes, before W = 1,000 s: it is worth its
+  // samples over W (1/s) and then what its nodes make for the next job (s = 4/s each) until W,
+  // w(n) = 1 + 4 n (1 - 0.1 / n), instead of 10 n. The finish charge is the same either way, so
+  // the gains differ by (T - U) (w_W(n) - 10 n). A job that ends after W keeps its rate.
+  const PiecewiseLinear value =
+      *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 640});
+  const std::vector<double> free{kForever, kForever, kForever};
+  const LossJob ending{&value, 1, 3, 2, &value, 1000, 4};
+  LossJob to_finish = ending;
+  to_finish.window_s = 1000;
+  const std::vector<double> rate = expected_gains(ending, 3, 100, {}, free, {});
+  const std::vector<double> finish = expected_gains(to_finish, 3, 100, {}, free, {});
+  EXPECT_NEAR(finish[0], 0, 1e-9);
+  for (int n = 1; n <= 3; ++n) {
+    const double w = 1 + 4 * n * (1 - 0.1 / n);
+    EXPECT_NEAR(finish[n] - rate[n], (100 - 3) * (w - 10 * n), 1e-9) << n << " nodes";
+  }
+  LossJob long_job = to_finish;
+  long_job.remaining_samples = 1e6;  // 100,000 s at 1 node, 33,333 s at 3: after W
+  EXPECT_EQ(expected_gains(long_job, 3, 100, {}, free, {}),
+            expected_gains({&value, 1, 3, 2, &value, 1e6, 4}, 3, 100, {}, free, {}));
+}
+
+TEST(ExpectedLoss, FreeNodeGoesToAJobThatRunsOnNotToOneThatWouldOnlyFinishSooner) {
+  // a makes 100/s per node and has 2,000 samples left (20 s at 1 node); b and c make 10/s per node
+  // and run on. Each holds a node and one node is free; a can use 2. By rate the node is a's
+  // (+100/s); valued to the finish, a ends long before its nodes leave either way, so a second
+  // node only frees it 10 s sooner for the next job, and the node goes to b or c.
+  for (const bool to_finish : {false, true}) {
+    Problem p = problem_with(0, {kForever, kForever, kForever, kForever});
+    p.jobs = {linear_job("a", {"f1"}), linear_job("b", {"f2"}), linear_job("c", {"f3"})};
+    p.jobs[0].scaling =
+        *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 6400});
+    p.jobs[0].max_nodes = 2;
+    p.jobs[0].remaining_samples = 2000;
+    p.value_to_finish = to_finish;
+    absl::StatusOr<Allocation> a = allocate(p);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->jobs[0].count, to_finish ? 1 : 2) << "value to the finish: " << to_finish;
+    EXPECT_EQ(a->jobs[1].count + a->jobs[2].count, to_finish ? 3 : 2);
   }
 }
 

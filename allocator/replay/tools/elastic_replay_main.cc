@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   int max_running = 10, capacity = 0;
   double tile_days = 0.0;
   bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
-  bool hole_loss = false;
+  bool hole_loss = false, value_to_finish = false;
   std::string hole_estimate = "km";
   app.add_option("--trace", trace_path, "Idle-interval CSV or SWF log (.gz or plain)")->required();
   app.add_option("--workload", workload_path,
@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
                "Value each count with the nodes' expected remaining idle time: what they make "
                "while they stay, less the stall when one leaves and the rescale stall (use a "
                "--horizon longer than the stalls, e.g. 120); grows take the longest-lived nodes");
+  app.add_flag("--value-to-finish", value_to_finish,
+               "--hole-loss: a job that would reach its target before its nodes leave is worth "
+               "the samples it has left and what its nodes make for the next job, not its rate "
+               "(docs/replay.md)")
+      ->needs("--hole-loss");
   app.add_option("--hole-estimate", hole_estimate,
                  "--hole-loss: km (Kaplan-Meier over ended and open holes) | ended (ended holes "
                  "only)")
@@ -345,6 +350,7 @@ int main(int argc, char** argv) {
     options.hole_aware = hole_aware;
     options.hole_horizon = hole_horizon;
     options.hole_loss = hole_loss;
+    options.value_to_finish = value_to_finish;
     options.hole_censored = hole_estimate == "km";
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;

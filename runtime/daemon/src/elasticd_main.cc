@@ -115,6 +115,11 @@ int main(int argc, char** argv) {
                "Plan with each node's expected idle time, learned from the hostfile's history (how "
                "long granted nodes stayed): grows onto nodes likely to leave soon pay for it. "
                "Pair with a --horizon-s of 60-120 (docs/runtime.md)");
+  app.add_flag("--value-to-finish", o.plan.value_to_finish,
+               "With --hole-loss: a job that would reach its target_samples before its nodes "
+               "leave is worth the samples it has left and what its nodes make for the next job, "
+               "not its rate (docs/replay.md, \"Value to the finish\")")
+      ->needs("--hole-loss");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

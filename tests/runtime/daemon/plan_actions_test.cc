@@ -175,6 +175,11 @@ TEST(PlanProblem, HoleLossGivesTheNodesExpectedIdleTimes) {
   EXPECT_EQ(a->jobs[0].nodes, Nodes{"n1"});
   // Sizes that do not match the pool: planned as without it.
   EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).expect_departures);
+  // --value-to-finish goes with --hole-loss, and only where the plan has the idle times.
+  EXPECT_FALSE(p.value_to_finish);
+  o.value_to_finish = true;
+  EXPECT_TRUE(plan_problem(pool, {"lost"}, {*job}, o, idle).value_to_finish);
+  EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).value_to_finish);
 }
 
 // The demo's plan at 4.5 s (scripts/demo.sh, 2026-11-29): two running jobs measured at one count

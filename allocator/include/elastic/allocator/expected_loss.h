@@ -49,6 +49,20 @@
 // nothing, so jobs near their end were shrunk away and never finished (hps, 1000 admitted: 15 of
 // 1000 finished against 250).
 //
+// Value to the finish (Problem::value_to_finish, LossJob::window_s = W > 0): w(n) above is the
+// job's value per second only while it runs on. A job that reaches its target t_n = R_j / r_j(n)
+// from now, before W (the pool's mean expected idle time: about when its nodes would leave
+// anyway), makes its R_j samples whatever n is, and then gives its n nodes to the next job, where
+// each makes s until W. Over W that is worth, per second,
+//
+//   w(n) = R_j / W * v_j(n) / r_j(n) + s * n * (1 - t_n / W)      (t_n < W; else v_j(n))
+//
+// (v/r converts samples to the objective's value). So the nodes a fast job would use to finish
+// sooner count at what they make for the job after it, and a job near its end is not grown for
+// a finish that frees its nodes again; at t_n = W the two agree. Measured on the Summit slice
+// (docs/replay.md, "Value to the finish"): imgps, whose fast models finish in minutes at many
+// nodes, gains samples and efficiency at 10 and 1000 admitted; hps loses a little.
+//
 // The table is one value per count, so the exact solvers stay exact on it (CountModel::gain, with
 // a breakpoint wherever the slope changes). Each job's n-th node is the pool's n-th best free one:
 // jobs growing at once are each credited the best free nodes (optimistic when several grow).
@@ -83,6 +97,7 @@ struct LossJob {
   const PiecewiseLinear* rate = nullptr;   // r_j (samples/s), for when the job finishes
   double remaining_samples = std::numeric_limits<double>::infinity();  // R_j
   double successor_value = 0.0;  // s: what a node it gives back makes for its next job (per s)
+  double window_s = 0.0;         // W: value counts to the finish within it (0: off)
 };
 
 // gain_j(n) above for n = 0..hi. `held_s`: its held nodes (current count = held_s.size());
