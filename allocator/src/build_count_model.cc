@@ -70,8 +70,8 @@ double successor_value(const CountModel& model, std::span<const std::size_t> job
   return *mid;
 }
 
-// W of the value to the finish (expected_loss.h): the mean expected idle time of the kind's nodes,
-// each capped as the estimators cap it.
+// W of the value to the finish (expected_loss.h) at Problem::finish_window_scale 1: the mean expected
+// idle time of the kind's nodes, each capped as the estimators cap it.
 double finish_window(const IdleOutlook& outlook) {
   double sum = 0.0;
   std::size_t count = 0;
@@ -88,7 +88,7 @@ double finish_window(const IdleOutlook& outlook) {
 void add_expected_gains(const Problem& problem, std::span<const std::size_t> jobs,
                         const IdleOutlook& outlook, CountModel& model) {
   const double successor = successor_value(model, jobs, problem);
-  const double window = problem.value_to_finish ? finish_window(outlook) : 0.0;
+  const double window = problem.finish_window_scale * finish_window(outlook);
   std::vector<double> others;
   for (std::size_t i = 0; i < model.jobs.size(); ++i) {
     CountJob& count_job = model.jobs[i];

@@ -40,6 +40,10 @@ absl::Status validate_problem(const Problem& problem) {
     return field_error(
         "horizon_s", fmt::format("must be in (0, {:g}], got {:g}", kMaxSeconds, problem.horizon_s));
   }
+  if (!std::isfinite(problem.finish_window_scale) || problem.finish_window_scale < 0) {
+    return field_error("finish_window_scale", fmt::format("must be finite and >= 0, got {:g}",
+                                                          problem.finish_window_scale));
+  }
   if (find_solver(problem.solver) == nullptr) {
     return field_error("solver",
                        fmt::format("unknown solver kind {}", static_cast<int>(problem.solver)));

@@ -216,11 +216,43 @@ TEST(ExpectedLoss, FreeNodeGoesToAJobThatRunsOnNotToOneThatWouldOnlyFinishSooner
         *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 6400});
     p.jobs[0].max_nodes = 2;
     p.jobs[0].remaining_samples = 2000;
-    p.value_to_finish = to_finish;
+    p.finish_window_scale = to_finish ? 1.0 : 0.0;
     absl::StatusOr<Allocation> a = allocate(p);
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->jobs[0].count, to_finish ? 1 : 2) << "value to the finish: " << to_finish;
     EXPECT_EQ(a->jobs[1].count + a->jobs[2].count, to_finish ? 3 : 2);
+  }
+}
+
+TEST(ExpectedLoss, LongerFinishWindowValuesMoreJobsToTheirFinish) {
+  // As above, but a has 1.2e7 samples left: 120,000 s at 1 node, 60,000 s at 2. The nodes never
+  // leave, so the pool's mean expected idle time is the estimators' cap (86,400 s). With that
+  // window a finishes within it only at 2 nodes, which raise its value from its rate (100/s) to
+  // 1.2e7/86,400 + 2 s (1 - 60,000/86,400) = 145/s, and a takes the free node. With twice the
+  // window a finishes within it at 1 node too, a second node then only frees both sooner (+s =
+  // 10/s, less a's larger grow stall), and the node goes to b or c.
+  for (const double scale : {1.0, 2.0}) {
+    Problem p = problem_with(0, {kForever, kForever, kForever, kForever});
+    p.jobs = {linear_job("a", {"f1"}), linear_job("b", {"f2"}), linear_job("c", {"f3"})};
+    p.jobs[0].scaling =
+        *PiecewiseLinear::create(std::vector<int>{0, 64}, std::vector<double>{0, 6400});
+    p.jobs[0].max_nodes = 2;
+    p.jobs[0].remaining_samples = 1.2e7;
+    p.finish_window_scale = scale;
+    absl::StatusOr<Allocation> a = allocate(p);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->jobs[0].count, scale == 1.0 ? 2 : 1) << "window scale " << scale;
+    EXPECT_EQ(a->jobs[1].count + a->jobs[2].count, scale == 1.0 ? 2 : 3);
+  }
+}
+
+TEST(ExpectedLoss, FinishWindowScaleMustBeFiniteAndNonNegative) {
+  for (const double scale : {-1.0, std::numeric_limits<double>::quiet_NaN(), kForever}) {
+    Problem p = problem_with(1, {});
+    p.finish_window_scale = scale;
+    const absl::StatusOr<Allocation> a = allocate(p);
+    ASSERT_FALSE(a.ok()) << scale;
+    EXPECT_NE(a.status().message().find("finish_window_scale"), std::string::npos) << a.status();
   }
 }
 

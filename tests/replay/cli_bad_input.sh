@@ -54,6 +54,10 @@ expect "--scale-workload: not 'auto' or a whole number in [1, 10000]: 0" --trace
 expect "--scale-workload: not 'auto' or a whole number in [1, 10000]: 2x" --trace "$dir/ok.swf" --scale-workload 2x
 expect "--stall: must be in [0, 1e+07] seconds, not -1" --trace "$dir/ok.swf" --stall -1
 expect "--value-to-finish requires --hole-loss" --trace "$dir/ok.swf" --value-to-finish
+expect "--finish-window-scale requires --value-to-finish" --trace "$dir/ok.swf" --hole-loss \
+  --finish-window-scale 2
+expect "--finish-window-scale: must be > 0, got 0" --trace "$dir/ok.swf" --hole-loss \
+  --value-to-finish --finish-window-scale 0
 # An interval-CSV error names the file once.
 "$replay" --trace "$dir/bad.csv" --workload "$w" --out "$dir/out" --no-plots 2> "$dir/err.txt"
 [ "$(grep -o "bad.csv" "$dir/err.txt" | wc -l)" -eq 1 ] || { echo "file named twice:"; cat "$dir/err.txt"; exit 1; }

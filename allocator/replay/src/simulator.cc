@@ -177,7 +177,7 @@ void Replay::describe_holes(alloc::Problem& problem) {
   if (residual.empty()) return;
   if (options_.hole_loss) {
     problem.expect_departures = true;
-    problem.value_to_finish = options_.value_to_finish;
+    problem.finish_window_scale = options_.finish_window_scale;
     for (std::size_t i = 0; i < nodes.size(); ++i) pool_.set_hint(nodes[i], false, residual[i]);
   }
   std::vector<double> sorted = residual;

@@ -18,6 +18,7 @@
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/solver_table.h"
 #include "elastic/cli/exit_code.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/replay/report.h"
 #include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
   replay::LearnOptions learn;
   double horizon = 10.0, time_limit = 10.0, stall = -1.0;
   int max_running = 10, capacity = 0;
-  double tile_days = 0.0;
+  double tile_days = 0.0, finish_window_scale = 1.0;
   bool lenient = false, no_plots = false, hole_aware = false, hole_horizon = false;
   bool hole_loss = false, value_to_finish = false;
   std::string hole_estimate = "km";
@@ -157,6 +158,13 @@ int main(int argc, char** argv) {
                "the samples it has left and what its nodes make for the next job, not its rate "
                "(docs/replay.md)")
       ->needs("--hole-loss");
+  app.add_option("--finish-window-scale", finish_window_scale,
+                 "--value-to-finish: the window within which a job counts as finishing, as a "
+                 "multiple of the pool's mean expected idle time; longer trades samples for "
+                 "elastic efficiency (docs/replay.md)")
+      ->check(cli::positive())
+      ->needs("--value-to-finish")
+      ->capture_default_str();
   app.add_option("--hole-estimate", hole_estimate,
                  "--hole-loss: km (Kaplan-Meier over ended and open holes) | ended (ended holes "
                  "only)")
@@ -350,7 +358,7 @@ int main(int argc, char** argv) {
     options.hole_aware = hole_aware;
     options.hole_horizon = hole_horizon;
     options.hole_loss = hole_loss;
-    options.value_to_finish = value_to_finish;
+    options.finish_window_scale = value_to_finish ? finish_window_scale : 0.0;
     options.hole_censored = hole_estimate == "km";
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;

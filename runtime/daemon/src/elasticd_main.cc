@@ -115,17 +115,27 @@ int main(int argc, char** argv) {
                "Plan with each node's expected idle time, learned from the hostfile's history (how "
                "long granted nodes stayed): grows onto nodes likely to leave soon pay for it. "
                "Pair with a --horizon-s of 60-120 (docs/runtime.md)");
-  app.add_flag("--value-to-finish", o.plan.value_to_finish,
+  bool value_to_finish = false;
+  double finish_window_scale = 1.0;
+  app.add_flag("--value-to-finish", value_to_finish,
                "With --hole-loss: a job that would reach its target_samples before its nodes "
                "leave is worth the samples it has left and what its nodes make for the next job, "
                "not its rate (docs/replay.md, \"Value to the finish\")")
       ->needs("--hole-loss");
+  app.add_option("--finish-window-scale", finish_window_scale,
+                 "With --value-to-finish: the window within which a job counts as finishing, as a "
+                 "multiple of the pool's mean expected idle time; longer trades samples for "
+                 "elastic efficiency")
+      ->check(elastic::cli::positive())
+      ->needs("--value-to-finish")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
   o.plan.solver = *elastic::alloc::parse_solver(solver);  // checked by the option
+  o.plan.finish_window_scale = value_to_finish ? finish_window_scale : 0.0;
   o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
   o.spawn_timeout = std::chrono::milliseconds(static_cast<long>(spawn_timeout_s * 1000));
 

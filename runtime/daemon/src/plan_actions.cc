@@ -62,7 +62,7 @@ alloc::Problem plan_problem(std::span<const HostEntry> pool, const std::set<std:
   p.horizon_s = options.horizon_s;
   const bool holes = options.hole_loss && expected_idle_s.size() == pool.size();
   p.expect_departures = holes;
-  p.value_to_finish = holes && options.value_to_finish;
+  p.finish_window_scale = holes ? options.finish_window_scale : 0.0;
   for (std::size_t i = 0; i < pool.size(); ++i) {
     if (lost.contains(pool[i].name)) continue;
     p.nodes.push_back(alloc::Node{pool[i].name, "", false, holes ? expected_idle_s[i] : 1e300});

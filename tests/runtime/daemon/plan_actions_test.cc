@@ -176,10 +176,10 @@ TEST(PlanProblem, HoleLossGivesTheNodesExpectedIdleTimes) {
   // Sizes that do not match the pool: planned as without it.
   EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).expect_departures);
   // --value-to-finish goes with --hole-loss, and only where the plan has the idle times.
-  EXPECT_FALSE(p.value_to_finish);
-  o.value_to_finish = true;
-  EXPECT_TRUE(plan_problem(pool, {"lost"}, {*job}, o, idle).value_to_finish);
-  EXPECT_FALSE(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).value_to_finish);
+  EXPECT_EQ(p.finish_window_scale, 0.0);
+  o.finish_window_scale = 2.0;
+  EXPECT_EQ(plan_problem(pool, {"lost"}, {*job}, o, idle).finish_window_scale, 2.0);
+  EXPECT_EQ(plan_problem(pool, {}, {*job}, o, std::span(idle).first(2)).finish_window_scale, 0.0);
 }
 
 // The demo's plan at 4.5 s (scripts/demo.sh, 2026-11-29): two running jobs measured at one count

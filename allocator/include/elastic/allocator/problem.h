@@ -62,10 +62,12 @@ struct Problem {
   // horizon should then be longer than the stalls (a grow pays only within it). Growing jobs take
   // the free nodes expected to stay longest.
   bool expect_departures = false;
-  // With expect_departures: a job that would reach its target before its nodes leave (within the
-  // pool's mean expected idle time W) is valued by the samples it has left, spread over W, and
-  // what its nodes make for the next job once it is done (expected_loss.h, "value to the finish").
-  bool value_to_finish = false;
+  // With expect_departures and > 0: a job that would reach its target before its nodes leave
+  // (within W = finish_window_scale x the pool's mean expected idle time) is valued by the samples
+  // it has left, spread over W, and what its nodes make for the next job once it is done
+  // (expected_loss.h, "value to the finish"). 0: off; a longer window trades samples for elastic
+  // efficiency (docs/replay.md).
+  double finish_window_scale = 0.0;
 };
 
 }  // namespace elastic::alloc

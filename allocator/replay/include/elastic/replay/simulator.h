@@ -51,9 +51,9 @@ struct ReplayOptions {
   // (HoleLifetime::expected_residual). Growing jobs take the free nodes expected to stay longest.
   bool hole_loss = false;
   bool hole_censored = true;
-  // With hole_loss: value a job that would finish before its nodes leave to its finish
-  // (Problem::value_to_finish).
-  bool value_to_finish = false;
+  // With hole_loss and > 0: value a job that would finish before its nodes leave to its finish,
+  // within this many times the pool's mean expected idle time (Problem::finish_window_scale).
+  double finish_window_scale = 0.0;
   bool record_timeline = true;
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;

@@ -36,9 +36,10 @@ struct PlanOptions {
   // history): a grow counts what the nodes make while they are expected to stay, less the stalls
   // their leaving causes (alloc::Problem::expect_departures; docs/replay.md, "Expected loss").
   bool hole_loss = false;
-  // With hole_loss: a job that would reach its target before its nodes leave is valued to its
-  // finish (alloc::Problem::value_to_finish).
-  bool value_to_finish = false;
+  // With hole_loss and > 0: a job that would reach its target before its nodes leave (within this
+  // many times the pool's mean expected idle time) is valued to its finish
+  // (alloc::Problem::finish_window_scale).
+  double finish_window_scale = 0.0;
 };
 
 // The allocator's view of one job holding `held`: bounds, stalls and weight (1 + priority) from
