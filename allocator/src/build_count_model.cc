@@ -70,8 +70,8 @@ double successor_value(const CountModel& model, std::span<const std::size_t> job
   return *mid;
 }
 
-// W of the value to the finish (expected_loss.h) at Problem::finish_window_scale 1: the mean expected
-// idle time of the kind's nodes, each capped as the estimators cap it.
+// W of the value to the finish (expected_loss.h) at Problem::finish_window_scale 1: the mean
+// expected idle time of the kind's nodes, each capped as the estimators cap it.
 double finish_window(const IdleOutlook& outlook) {
   double sum = 0.0;
   std::size_t count = 0;

@@ -52,8 +52,8 @@
 // Value to the finish (Problem::finish_window_scale > 0, LossJob::window_s = W > 0): w(n) above is
 // the job's value per second only while it runs on. A job that reaches its target t_n =
 // R_j / r_j(n) from now, before W (the pool's mean expected idle time, about when its nodes would
-// leave anyway, times finish_window_scale), makes its R_j samples whatever n is, and then gives its n nodes to the next job, where
-// each makes s until W. Over W that is worth, per second,
+// leave anyway, times finish_window_scale), makes its R_j samples whatever n is, and then gives
+// its n nodes to the next job, where each makes s until W. Over W that is worth, per second,
 //
 //   w(n) = R_j / W * v_j(n) / r_j(n) + s * n * (1 - t_n / W)      (t_n < W; else v_j(n))
 //
