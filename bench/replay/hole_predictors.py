@@ -19,7 +19,13 @@ share of the usable node-seconds (last column); the row "skip groups under ..." 
 knowing the groups' means in hindsight (an online planner would have to learn them first).
 Holes open at the trace start are left out (their start is unknown).
 
+A planner could also wait: grant a node only once its hole has reached an age a, so that holes
+shorter than a are never used. The last table gives the reference of that policy per a (the first
+a seconds of every hole unused, not counted in the efficiency's ideal) and the share of the usable
+node-seconds it keeps.
+
     bench/replay/hole_predictors.py [--trace ../shared/data/nodestate/<slice>.csv.gz] [--stall 18]
+                                    [--ages 0,5,10,...]
 """
 import argparse
 import bisect
@@ -135,17 +141,29 @@ def main():
     parser.add_argument("--trace", default=DEFAULT_TRACE, help="idle-interval CSV (.gz or plain)")
     parser.add_argument("--stall", type=float, default=18.0,
                         help="grow stall U of a hole's first grant in seconds (hps: 18)")
+    parser.add_argument("--ages", default="0,5,10,15,20,30,45,60,90,120,300",
+                        help="comma-separated hole ages in seconds at which a node is granted")
     args = parser.parse_args()
     if not args.stall >= 0:
         fail("--stall must be >= 0")
+    try:
+        ages = [float(a) for a in args.ages.split(",")]
+    except ValueError:
+        fail(f"--ages: '{args.ages}' is not a comma-separated list of seconds")
+    if not all(a >= 0 for a in ages):
+        fail(f"--ages: '{args.ages}' has an age below 0")
     holes = read_holes(args.trace)
     groups = observables(holes)
     used = [h for h in holes if id(h) in groups]
     usable = sum(max(h.length - args.stall, 0) for h in used)
 
+    def efficiency(lengths):
+        # One grant per hole, at its start; a hole shorter than U loses all of itself.
+        total = sum(lengths)
+        return 1 - sum(min(args.stall, x) for x in lengths) / total if total > 0 else float("nan")
+
     def reference(hs):
-        total = sum(h.length for h in hs)
-        return 1 - args.stall * len(hs) / total if total > 0 else float("nan")
+        return efficiency([h.length for h in hs])
 
     print(f"{args.trace}: {len(holes)} holes, {len(used)} start after the trace start; "
           f"one grant per hole, U = {args.stall:g} s: elastic efficiency {reference(used):.4f}\n")
@@ -170,6 +188,13 @@ def main():
             share = sum(max(h.length - args.stall, 0) for h in kept) / usable
             print(f"| {name} | skip groups under {reference(used):.4f} | {len(kept)} | | | | "
                   f"**{reference(kept):.4f}** | **{share:.3f}** |")
+
+    print("\n| granted at age s | holes used | reference | usable share |")
+    print("|---|---|---|---|")
+    for age in ages:
+        left = [h.length - age for h in used if h.length > age]
+        share = sum(max(x - args.stall, 0) for x in left) / usable
+        print(f"| {age:g} | {len(left)} | {efficiency(left):.4f} | {share:.3f} |")
 
 
 if __name__ == "__main__":

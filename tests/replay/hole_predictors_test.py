@@ -14,7 +14,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # n0's hole is open at the trace start (left out). n1 and n2 join together at 100 for 1,000 s;
 # n3 joins alone at 200 for 100 s. With U = 18 s: the whole trace 1 - 3*18/2100 = 0.9743, the
 # pair 1 - 2*18/2000 = 0.9820, the single hole 1 - 18/100 = 0.8200; skipping the single hole keeps
-# 2*982 of the 2*982 + 82 usable node-seconds (0.960).
+# 2*982 of the 2*982 + 82 usable node-seconds (0.960). Granting at age 100 skips the single hole
+# and uses 900 s of each of the pair: 1 - 2*18/1800 = 0.9800, keeping 2*882/2046 = 0.862.
 TRACE = """\
 node,idle_start_unix,idle_end_unix
 n0,0,5000
@@ -51,6 +52,24 @@ class HolePredictors(unittest.TestCase):
         self.assertEqual(by_group["<5"][4], "0.9820")
         self.assertEqual(by_group["skip groups under 0.9743"][4], "**0.9820**")
         self.assertEqual(by_group["skip groups under 0.9743"][5], "**0.960**")
+
+    def test_reference_when_granting_at_an_age(self):
+        with tempfile.TemporaryDirectory() as d:
+            done = run("--trace", write(d, TRACE), "--stall", "18", "--ages", "0,100")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        rows = [line.split("|")[1:-1] for line in done.stdout.splitlines()
+                if line.startswith("| 0 |") or line.startswith("| 100 |")]
+        self.assertEqual([[cell.strip() for cell in row] for row in rows],
+                         [["0", "3", "0.9743", "1.000"], ["100", "2", "0.9800", "0.862"]])
+
+    def test_bad_ages_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            for ages, error in [("0,soon", "is not a comma-separated list"),
+                                ("0,-5", "has an age below 0")]:
+                with self.subTest(ages=ages):
+                    done = run("--trace", write(d, TRACE), "--ages", ages)
+                    self.assertEqual(done.returncode, 2)
+                    self.assertIn(f"--ages: '{ages}' {error}", done.stderr)
 
     def test_bad_line_names_file_and_line(self):
         for line, error in [("n3,200,soon", "idle_start_unix and idle_end_unix must be integers"),
