@@ -62,6 +62,15 @@ class HolePredictors(unittest.TestCase):
         self.assertEqual([[cell.strip() for cell in row] for row in rows],
                          [["0", "3", "0.9743", "1.000"], ["100", "2", "0.9800", "0.862"]])
 
+    def test_hole_shorter_than_the_stall_loses_only_itself(self):
+        # n1: 1,000 s, n3: 10 s. The 10 s hole loses its 10 s, not U = 18:
+        # 1 - (18 + 10) / 1010 = 0.9723 (charging it 18 would give 0.9644).
+        trace = "node,idle_start_unix,idle_end_unix\nn0,0,5000\nn1,100,1100\nn3,200,210\n"
+        with tempfile.TemporaryDirectory() as d:
+            done = run("--trace", write(d, trace), "--stall", "18")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("elastic efficiency 0.9723", done.stdout)
+
     def test_bad_ages_are_refused(self):
         with tempfile.TemporaryDirectory() as d:
             for ages, error in [("0,soon", "is not a comma-separated list"),
