@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -363,6 +364,57 @@ TEST(Replay, JobLeftWithNoNodeRestartsWithoutAShrinkStall) {
   EXPECT_EQ(r->metrics.lost_samples[static_cast<std::size_t>(StallCause::kPreemption)], 0);
 }
 
+// n0 idle over [0,5000), n1 over [3550,7200); job A (2 nodes, Tcup 100, Tcdw 50, r(n) = 10 n)
+// arrives at 0; a 600 s horizon makes the grow at 3550 pay. By hand, per hour:
+//   hour 0: A starts on n0 (lost 100 s x 10), grows onto n1 at 3550 and stalls to 3650, 50 s of
+//           it here (x 20); ideal 10 x 3550 + 20 x 50; 3650 node-s; 2 grants.
+//   hour 1: the other 50 s of the grow stall; n0 leaves at 5000, A stalls 50 s at 10/s; ideal
+//           20 x 1400 + 10 x 2200; 1400 + 3600 node-s.
+TEST(Replay, HourlyTotalsSplitAStallAtTheHourAndSumToTheRun) {
+  traces::HoleTrace trace;
+  trace.node_names = {"n0", "n1"};
+  trace.intervals = {{0, 0, 5000, false}, {1, 3550, 7200, true}};
+  trace.start = 0;
+  trace.end = 7200;
+  const std::vector<traces::WorkloadJob> workload = {make_job("A", 2, 100, 50, 1e9, 0)};
+  ReplayOptions options;
+  options.solver = alloc::SolverKind::kDp;
+  options.horizon_s = 600;
+  absl::StatusOr<ReplayResult> r = run_replay(trace, workload, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->hours.size(), 2u);
+  const auto lost = [](const HourTotals& h, StallCause c) {
+    return h.lost_samples[static_cast<std::size_t>(c)];
+  };
+  const HourTotals& h0 = r->hours[0];
+  const HourTotals& h1 = r->hours[1];
+  EXPECT_NEAR(h0.hole_node_s, 3650, 1e-9);
+  EXPECT_NEAR(h0.allocated_node_s, 3650, 1e-9);
+  EXPECT_NEAR(h0.ideal_samples, 35500 + 1000, 1e-6);
+  EXPECT_NEAR(lost(h0, StallCause::kStart), 1000, 1e-9);
+  EXPECT_NEAR(lost(h0, StallCause::kGrow), 1000, 1e-9);
+  EXPECT_EQ(h0.node_grants, 2);
+  EXPECT_NEAR(h1.hole_node_s, 5000, 1e-9);
+  EXPECT_NEAR(h1.ideal_samples, 28000 + 22000, 1e-6);
+  EXPECT_NEAR(lost(h1, StallCause::kGrow), 1000, 1e-9);
+  EXPECT_NEAR(lost(h1, StallCause::kPreemption), 500, 1e-9);
+  EXPECT_EQ(lost(h1, StallCause::kStart), 0);
+  EXPECT_EQ(h1.node_grants, 0);
+  // The hours add up to the run.
+  const Metrics& m = r->metrics;
+  EXPECT_NEAR(h0.ideal_samples + h1.ideal_samples, m.ideal_samples, 1e-6);
+  EXPECT_NEAR(h0.hole_node_s + h1.hole_node_s, m.hole_node_s, 1e-9);
+  for (std::size_t c = 0; c < kStallCauses; ++c) {
+    EXPECT_NEAR(h0.lost_samples[c] + h1.lost_samples[c], m.lost_samples[c], 1e-9) << c;
+  }
+  EXPECT_EQ(h0.node_grants + h1.node_grants, m.node_grants);
+  // Without the timeline nothing is kept per hour.
+  options.record_timeline = false;
+  r = run_replay(trace, workload, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->hours.empty());
+}
+
 TEST(Replay, EmptyInputsAreErrors) {
   traces::HoleTrace trace;
   trace.node_names = {"n0"};
@@ -427,6 +479,18 @@ TEST_P(SummitEndToEnd, InvariantsHold) {
     ASSERT_EQ(sum, row.allocated);
     ASSERT_LE(row.running, 10);
   }
+  // The hours add up to the run.
+  ASSERT_EQ(r->hours.size(), 48u);  // 47.3 h
+  double ideal = 0.0, lost_h = 0.0;
+  std::int64_t grants = 0;
+  for (const HourTotals& h : r->hours) {
+    ideal += h.ideal_samples;
+    for (double x : h.lost_samples) lost_h += x;
+    grants += h.node_grants;
+  }
+  EXPECT_NEAR(ideal, m.ideal_samples, 1e-9 * m.ideal_samples);
+  EXPECT_NEAR(lost_h, m.ideal_samples - m.samples, 1e-9 * m.ideal_samples);
+  EXPECT_EQ(grants, m.node_grants);
   // The outputs are written and readable.
   const fs::path dir = fs::temp_directory_path() /
                        ("replay_test_out_" + std::to_string(static_cast<int>(GetParam())));
@@ -436,6 +500,10 @@ TEST_P(SummitEndToEnd, InvariantsHold) {
   std::string header;
   std::getline(timeline, header);
   EXPECT_EQ(header.rfind("time_unix,time_s,idle_nodes,allocated_nodes", 0), 0u);
+  std::ifstream hours(dir / "hours.csv");
+  int lines = 0;
+  for (std::string line; std::getline(hours, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 48);
   fs::remove_all(dir);
 }
 

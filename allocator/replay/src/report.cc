@@ -46,6 +46,26 @@ std::string timeline_csv(const std::vector<traces::WorkloadJob>& workload,
   return out;
 }
 
+std::string hours_csv(const ReplayResult& result) {
+  std::string out =
+      "hour,idle_node_h,allocated_node_h,utilization,ideal_samples,samples,elastic_efficiency,"
+      "lost_start,lost_grow,lost_shrink,lost_preemption,node_grants\n";
+  const auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.6f}", a / b) : ""; };
+  for (std::size_t k = 0; k < result.hours.size(); ++k) {
+    const HourTotals& h = result.hours[k];
+    double lost = 0.0;
+    for (double x : h.lost_samples) lost += x;
+    const double samples = h.ideal_samples - lost;
+    fmt::format_to(std::back_inserter(out), "{},{:.3f},{:.3f},{},{:.6g},{:.6g},{},", k,
+                   h.hole_node_s / 3600, h.allocated_node_s / 3600,
+                   ratio(h.allocated_node_s, h.hole_node_s), h.ideal_samples, samples,
+                   ratio(samples, h.ideal_samples));
+    for (double x : h.lost_samples) fmt::format_to(std::back_inserter(out), "{:.6g},", x);
+    fmt::format_to(std::back_inserter(out), "{}\n", h.node_grants);
+  }
+  return out;
+}
+
 // One rectangle per (job, span of constant allocation): x from, x to, y low, y high, colour.
 std::string allocation_rects(const ReplayResult& result, double start, double end) {
   struct Open {
@@ -120,6 +140,7 @@ absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trac
     return s;
   if (auto s = write_file(d / "timeline.csv", timeline_csv(workload, result, trace.start)); !s.ok())
     return s;
+  if (auto s = write_file(d / "hours.csv", hours_csv(result)); !s.ok()) return s;
   if (auto s =
           write_file(d / "allocation_rects.dat", allocation_rects(result, trace.start, trace.end));
       !s.ok())
@@ -142,6 +163,22 @@ do for [t in 'pngcairo svg'] {
   set xlabel 'hours since trace start'
   plot 'timeline.csv' skip 1 using ($2/3600):3 with steps lw 1 title 'idle', \
        '' skip 1 using ($2/3600):4 with steps lw 1 title 'allocated'
+  set output 'efficiency_by_hour.'.ext
+  set title 'Per hour of the trace: elastic efficiency, utilisation, and node grants (each pays a grow stall)'
+  set ylabel 'fraction'
+  set y2label 'node grants in the hour'
+  set ytics nomirror
+  set y2tics
+  set key below horizontal
+  set bmargin 5
+  plot 'hours.csv' skip 1 using ($1+0.5):12 axes x1y2 with impulses lw 4 lc rgb '#bbbbbb' title 'node grants', \
+       '' skip 1 using ($1+0.5):4 with linespoints lw 1 pt 7 ps 0.5 lc rgb '#009e73' title 'utilisation', \
+       '' skip 1 using ($1+0.5):7 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#9400d3' title 'elastic efficiency'
+  set key default
+  unset bmargin
+  unset y2tics
+  unset y2label
+  set ytics mirror
   set output 'allocation_stacked.'.ext
   set title 'Nodes per job (stacked; colour = job id mod 64)'
   set datafile separator whitespace

@@ -50,6 +50,12 @@ class Replay {
 
  private:
   void advance(double t1);
+  // Hours of the trace, counted from its start; rows are added as needed.
+  std::size_t hour_of(double t) const;
+  HourTotals& hour(std::size_t k);
+  // add(hour, seconds) for each hour of the trace that [from, to) overlaps (record_timeline).
+  template <typename Add>
+  void each_hour(double from, double to, Add add);
   // A job left with no node has no rank to reconfigure: it stops, and whatever stall it was in
   // ends with it; its next grow starts afresh (the planner's cost model: D·w(0) = 0).
   void charge_stall(Active& job, double stall_s, StallCause cause) {
@@ -102,16 +108,42 @@ class Replay {
   ReplayResult result_;
 };
 
+std::size_t Replay::hour_of(double t) const {
+  const double k = std::floor((t - trace_.start) / 3600.0);
+  return k > 0.0 ? static_cast<std::size_t>(k) : 0;
+}
+
+HourTotals& Replay::hour(std::size_t k) {
+  if (result_.hours.size() <= k) result_.hours.resize(k + 1);
+  return result_.hours[k];
+}
+
+template <typename Add>
+void Replay::each_hour(double from, double to, Add add) {
+  if (!options_.record_timeline) return;
+  for (std::size_t k = hour_of(from); from < to; ++k) {
+    const double end = std::min(to, trace_.start + 3600.0 * static_cast<double>(k + 1));
+    if (end <= from) continue;  // from sits on the hour's end
+    add(hour(k), end - from);
+    from = end;
+  }
+}
+
 void Replay::advance(double t1) {
   const double dt = t1 - now_;
   if (dt <= 0.0) return;
   Metrics& m = result_.metrics;
   m.hole_node_s += pool_.size() * dt;
   m.allocated_node_s += allocated_ * dt;
+  each_hour(now_, t1, [&](HourTotals& h, double s) {
+    h.hole_node_s += pool_.size() * s;
+    h.allocated_node_s += allocated_ * s;
+  });
   for (Active& job : active_) {
     const traces::WorkloadJob& w = workload_[job.w];
     const double n = static_cast<double>(job.nodes.size());
     m.ideal_samples += job.rate * dt;
+    each_hour(now_, t1, [&](HourTotals& h, double s) { h.ideal_samples += job.rate * s; });
     m.scaling_ideal_samples += n * w.scaling.at(1.0) * dt;
     const double working = std::max(0.0, t1 - std::max(now_, job.stall_until));
     // The stalled part of [now_, t1), charged to the queued stalls' causes in order.
@@ -120,7 +152,9 @@ void Replay::advance(double t1) {
       const auto [until, cause] = job.stalls.front();
       const double end = std::min(until, t1);
       if (end > from) {
-        m.lost_samples[static_cast<std::size_t>(cause)] += job.rate * (end - from);
+        const auto c = static_cast<std::size_t>(cause);
+        m.lost_samples[c] += job.rate * (end - from);
+        each_hour(from, end, [&](HourTotals& h, double s) { h.lost_samples[c] += job.rate * s; });
         from = end;
       }
       if (until > t1) break;
@@ -282,6 +316,7 @@ absl::Status Replay::apply(const std::vector<int>& counts) {
     const int after = static_cast<int>(job.nodes.size());
     if (after > before[k]) {
       result_.metrics.node_grants += after - before[k];
+      if (options_.record_timeline) hour(hour_of(now_)).node_grants += after - before[k];
       charge_stall(job, w.grow_stall_s,
                    before[k] < w.min_nodes ? StallCause::kStart : StallCause::kGrow);
     } else {

@@ -117,7 +117,10 @@ int main(int argc, char** argv) {
   app.add_option("--workload", workload_path,
                  "Training jobs CSV (job,Tcup,Tcdw,Jmin,Jmax,Pmax,Tsub,Ns,Ps,Os)")
       ->required();
-  app.add_option("--out", out_dir, "Output folder")->capture_default_str();
+  app.add_option("--out", out_dir,
+                 "Output folder: metrics.json, timeline.csv (per event), hours.csv (per hour of "
+                 "the trace), plots (docs/replay.md, \"Outputs\")")
+      ->capture_default_str();
   app.add_option("--solver", solver, alloc::solver_help())->capture_default_str();
   app.add_option("--compare", compare,
                  "Comma-separated solvers to run side by side, e.g. milp,equal-share");

@@ -15,6 +15,7 @@
 //    stall starts when the current one ends.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -54,7 +55,7 @@ struct ReplayOptions {
   // With hole_loss and > 0: value a job that would finish before its nodes leave to its finish,
   // within this many times the pool's mean expected idle time (Problem::finish_window_scale).
   double finish_window_scale = 0.0;
-  bool record_timeline = true;
+  bool record_timeline = true;  // and the hourly totals
   // Called now and then with the fraction of the trace replayed (for a progress indicator).
   std::function<void(double fraction)> progress;
 };
@@ -69,6 +70,17 @@ struct TimelineRow {
   std::vector<std::pair<int, int>> counts;  // (workload job index, nodes), jobs holding nodes
 };
 
+// What one hour of the trace, [start + 3600 k, start + 3600 (k + 1)), held: the metrics' sums
+// over that hour (stalls that straddle an hour are split at it). Summed over the hours they equal
+// the run's metrics; a node grant counts in the hour it was made.
+struct HourTotals {
+  double hole_node_s = 0.0;
+  double allocated_node_s = 0.0;
+  double ideal_samples = 0.0;
+  std::array<double, kStallCauses> lost_samples{};  // samples = ideal_samples - their sum
+  std::int64_t node_grants = 0;
+};
+
 struct JobOutcome {
   double arrival = -1.0;  // Unix seconds; < 0: never arrived within the trace
   double finish = -1.0;   // < 0: not finished
@@ -79,7 +91,8 @@ struct JobOutcome {
 struct ReplayResult {
   Metrics metrics;
   std::vector<TimelineRow> timeline;
-  std::vector<JobOutcome> jobs;  // same order as the workload
+  std::vector<HourTotals> hours;  // hour k of the trace; recorded with the timeline
+  std::vector<JobOutcome> jobs;   // same order as the workload
 };
 
 // Errors: the allocator's (with the event time), or InvalidArgument for an empty workload/trace.
