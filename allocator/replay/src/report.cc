@@ -56,11 +56,11 @@ std::string hours_csv(const ReplayResult& result) {
     double lost = 0.0;
     for (double x : h.lost_samples) lost += x;
     const double samples = h.ideal_samples - lost;
-    fmt::format_to(std::back_inserter(out), "{},{:.3f},{:.3f},{},{:.6g},{:.6g},{},", k,
+    fmt::format_to(std::back_inserter(out), "{},{:.3f},{:.3f},{},{:.9g},{:.9g},{},", k,
                    h.hole_node_s / 3600, h.allocated_node_s / 3600,
                    ratio(h.allocated_node_s, h.hole_node_s), h.ideal_samples, samples,
                    ratio(samples, h.ideal_samples));
-    for (double x : h.lost_samples) fmt::format_to(std::back_inserter(out), "{:.6g},", x);
+    for (double x : h.lost_samples) fmt::format_to(std::back_inserter(out), "{:.9g},", x);
     fmt::format_to(std::back_inserter(out), "{}\n", h.node_grants);
   }
   return out;
