@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
   // The gradient buffer gets two extra slots for the loss and the number correct: one allreduce.
   std::vector<float> reduce_buf(model.grads().size() + 2);
   ex::EpochMeter meter("ranks", /*local=*/false);
-  const auto lr = static_cast<float>(flags.lr);
-  float lr_now = lr;
+  float lr_now = 0;  // set when a membership starts and when an epoch ends (flags.rate)
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {
     xb.resize(c.ids.size() * train->features);
@@ -105,7 +104,8 @@ int main(int argc, char** argv) {
     // The step divides the summed gradient by the global batch, so a membership change changes the
     // batch size. With --lr-ranks the rate follows it (linear scaling rule): each epoch then moves
     // the weights about as far at any size, and the accuracy depends less on the rescale schedule.
-    lr_now = lr * static_cast<float>(flags.lr_scale(info.size));
+    // The epoch is the committed one the membership starts in (--lr-decay).
+    lr_now = static_cast<float>(flags.rate(info.size, sampler.epoch()));
     ex::print_reset(info);
     meter.restart_epoch();  // statistics of rolled-back steps are dropped
     return absl::OkStatus();
@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
     return test_accuracy(model, *test, comm);
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
+    lr_now = static_cast<float>(flags.rate(comm.size(), epoch + 1));
     return meter.end_epoch(epoch, comm, accuracy);
   };
 

@@ -145,8 +145,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<coll::Communicator> nccl;  // one per membership, built at its first step
   std::array<float, 2> stats{};
   ex::EpochMeter meter("GPUs", /*local=*/false);
-  const auto lr = static_cast<float>(flags.lr);
-  float lr_now = lr;
+  float lr_now = 0;  // set when a membership starts and when an epoch ends (flags.rate)
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {
     if (nccl == nullptr) {
@@ -178,7 +177,7 @@ int main(int argc, char** argv) {
     // membership.
     if (nccl != nullptr) nccl->abort("membership changed");
     nccl.reset();
-    lr_now = lr * static_cast<float>(flags.lr_scale(info.size));
+    lr_now = static_cast<float>(flags.rate(info.size, sampler.epoch()));
     ex::print_reset(info);
     meter.restart_epoch();
     // The mirrors now hold the synced (or restored) commit: that is the model from here on.
@@ -194,6 +193,7 @@ int main(int argc, char** argv) {
         static_cast<double>(test->count * (r + 1) / n - test->count * r / n));
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
+    lr_now = static_cast<float>(flags.rate(comm.size(), epoch + 1));
     return meter.end_epoch(epoch, comm, test_accuracy);
   };
 

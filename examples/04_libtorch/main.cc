@@ -10,7 +10,6 @@
 //
 //   mpirun -n 2 libtorch_fashion_mnist --epochs 5 --lr-decay 0.5 --target-accuracy 0.91
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <memory>
 #include <string>
 
@@ -58,7 +57,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   std::string optimizer_name = "adam";
   std::int64_t channels = 32;
-  double momentum = 0.9, lr_decay = 1.0;
+  double momentum = 0.9;
   int threads = 1;
   ex::TrainingFlags flags;
   flags.lr = 1e-3;
@@ -68,9 +67,6 @@ int main(int argc, char** argv) {
   app.add_option("--optimizer", optimizer_name, "adam or sgd (with --momentum)")
       ->check(CLI::IsMember({"adam", "sgd"}));
   app.add_option("--momentum", momentum, "SGD momentum");
-  app.add_option("--lr-decay", lr_decay,
-                 "factor the learning rate is multiplied by after each epoch; 1 keeps it")
-      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--threads", threads, "LibTorch threads per rank")
       ->check(elastic::cli::positive());
   flags.add_to(app);
@@ -131,10 +127,8 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   };
 
-  // The rate for `size` ranks in epoch `epoch` (0-based): the linear scaling rule and step decay.
   auto set_rate = [&](int size, std::uint64_t epoch) {
-    return et::set_learning_rate(*optimizer, flags.lr * flags.lr_scale(size) *
-                                                 std::pow(lr_decay, static_cast<double>(epoch)));
+    return et::set_learning_rate(*optimizer, flags.rate(size, epoch));
   };
   rt::RunCallbacks cb;
   cb.on_reset = [&](const rt::ResetInfo& info) -> absl::Status {

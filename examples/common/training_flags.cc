@@ -1,5 +1,6 @@
 #include "training_flags.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "elastic/cli/number_checks.h"
@@ -24,6 +25,9 @@ void TrainingFlags::add_to(CLI::App& app) {
                  "the number of ranks --lr is meant for: the rate follows the job's size (linear "
                  "scaling rule, lr x ranks / N); 0 keeps it constant")
       ->check(elastic::cli::non_negative());
+  app.add_option("--lr-decay", lr_decay,
+                 "factor the learning rate is multiplied by after each epoch; 1 keeps it")
+      ->check(CLI::Range(0.0, 1.0));
 }
 
 rt::RunOptions TrainingFlags::run_options() const {
@@ -35,8 +39,9 @@ rt::RunOptions TrainingFlags::run_options() const {
   return opts;
 }
 
-double TrainingFlags::lr_scale(int ranks) const {
-  return lr_ranks > 0 ? static_cast<double>(ranks) / lr_ranks : 1.0;
+double TrainingFlags::rate(int ranks, std::uint64_t epoch) const {
+  const double scale = lr_ranks > 0 ? static_cast<double>(ranks) / lr_ranks : 1.0;
+  return lr * scale * std::pow(lr_decay, static_cast<double>(epoch));
 }
 
 void parse_or_exit(CLI::App& app, int argc, char** argv) {

@@ -21,16 +21,18 @@ struct TrainingFlags {
   std::string checkpoint;
   double target_accuracy = 0;
   int lr_ranks = 0;
+  double lr_decay = 1.0;
 
-  // --data-dir, --lr, --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy
-  // and --lr-ranks, with the values above as their defaults (set a field before calling this to
-  // change one).
+  // --data-dir, --lr, --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy,
+  // --lr-ranks and --lr-decay, with the values above as their defaults (set a field before calling
+  // this to change one).
   void add_to(CLI::App& app);
   // rt::run's options: these, and a durable checkpoint every 20 commits.
   rt::RunOptions run_options() const;
-  // What --lr is multiplied by at `ranks` ranks: ranks / --lr-ranks (the linear scaling rule), or 1
-  // without --lr-ranks.
-  double lr_scale(int ranks) const;
+  // The learning rate at `ranks` ranks in epoch `epoch` (0-based): --lr times ranks / --lr-ranks
+  // (the linear scaling rule; 1 without --lr-ranks) times --lr-decay to the power `epoch` (step
+  // decay). The examples set it when a membership starts and when an epoch ends.
+  double rate(int ranks, std::uint64_t epoch) const;
 };
 
 // Parses the command line into the options added to `app`. --help prints the help and exits 0; a
