@@ -341,6 +341,9 @@ rc=0
 GRANTED_BY=("the trace")
 [ "$SLURM_MODE" = 0 ] || GRANTED_BY=("the holders")
 python3 "$ROOT/scripts/demo/summary.py" --granted-by "${GRANTED_BY[@]}" "$S" "$NODES" "${JOBS[@]}" || rc=$?
+# The same run as a picture: nodes per job over time, the nodes granted, nodes lost.
+printf 'timeline: '
+"$ELASTIC" --state-dir "$S" timeline || say "elastic timeline failed (the summary above stands)"
 if [ "$SLURM_MODE" = 1 ]; then
   say "waiting for the main queue's window to end (at most $MAIN_MINUTES min after the submissions)"
   wait "$MAIN_PID" || { rc=1; say "main_queue.py failed (see $S/demo/main_queue.log)"; }

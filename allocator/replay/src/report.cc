@@ -1,21 +1,12 @@
 #include "elastic/replay/report.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "elastic/cli/plot.h"
 #include "fmt/format.h"
-
-extern char** environ;
 
 namespace elastic::replay {
 namespace {
@@ -66,46 +57,6 @@ std::string hours_csv(const ReplayResult& result) {
   return out;
 }
 
-// One rectangle per (job, span of constant allocation): x from, x to, y low, y high, colour.
-std::string allocation_rects(const ReplayResult& result, double start, double end) {
-  struct Open {
-    double from;
-    int lo, hi;
-  };
-  std::map<int, Open> open;  // job -> its rectangle still growing to the right
-  std::string out = "# hours_from hours_to nodes_low nodes_high job\n";
-  auto close = [&](int job, const Open& r, double to) {
-    if (to > r.from) {
-      fmt::format_to(std::back_inserter(out), "{:.5f} {:.5f} {} {} {}\n", (r.from - start) / 3600,
-                     (to - start) / 3600, r.lo, r.hi, job % 64);
-    }
-  };
-  for (const TimelineRow& row : result.timeline) {
-    std::vector<std::pair<int, int>> counts = row.counts;
-    std::sort(counts.begin(), counts.end());  // stack in workload order
-    std::map<int, Open> now;
-    int cum = 0;
-    for (auto [job, n] : counts) {
-      now[job] = {row.time, cum, cum + n};
-      cum += n;
-    }
-    for (auto it = open.begin(); it != open.end();) {
-      auto next = now.find(it->first);
-      if (next != now.end() && next->second.lo == it->second.lo &&
-          next->second.hi == it->second.hi) {
-        now.erase(next);  // unchanged: keep growing
-        ++it;
-        continue;
-      }
-      close(it->first, it->second, row.time);
-      it = open.erase(it);
-    }
-    for (auto& [job, r] : now) open[job] = r;
-  }
-  for (auto& [job, r] : open) close(job, r, end);
-  return out;
-}
-
 std::string hole_cdf(const traces::HoleTrace& trace) {
   std::vector<double> lengths;
   lengths.reserve(trace.intervals.size());
@@ -122,11 +73,6 @@ std::string hole_cdf(const traces::HoleTrace& trace) {
   return out;
 }
 
-// gnuplot string literal: single quotes, a quote doubled.
-std::string quoted(const std::string& s) {
-  return "'" + absl::StrReplaceAll(s, {{"'", "''"}}) + "'";
-}
-
 }  // namespace
 
 absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trace,
@@ -141,15 +87,15 @@ absl::Status write_outputs(const std::string& dir, const traces::HoleTrace& trac
   if (auto s = write_file(d / "timeline.csv", timeline_csv(workload, result, trace.start)); !s.ok())
     return s;
   if (auto s = write_file(d / "hours.csv", hours_csv(result)); !s.ok()) return s;
-  if (auto s =
-          write_file(d / "allocation_rects.dat", allocation_rects(result, trace.start, trace.end));
+  if (auto s = write_file(d / "allocation_rects.dat",
+                          cli::stacked_rects(result.timeline, trace.start, trace.end, 3600));
       !s.ok())
     return s;
   return write_file(d / "hole_cdf.dat", hole_cdf(trace));
 }
 
 std::string write_plots(const std::string& dir) {
-  std::string script = absl::StrCat("cd ", quoted(dir), "\n", R"(set datafile separator ','
+  return cli::run_gnuplot(dir, R"(set datafile separator ','
 set grid
 set xlabel 'hours since trace start'
 do for [t in 'pngcairo svg'] {
@@ -185,7 +131,7 @@ do for [t in 'pngcairo svg'] {
   set palette model HSV defined (0 0 0.7 0.9, 1 1 0.7 0.9)
   unset colorbox
   set cbrange [0:63]
-  plot 'allocation_rects.dat' using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 \
+  plot 'allocation_rects.dat' using (($1+$2)/2):(($3+$4)/2):1:2:3:4:(int($5) % 64) \
        with boxxyerror fs solid 1.0 noborder lc palette notitle
   set output 'hole_cdf.'.ext
   set title 'CDF of hole (idle interval) lengths'
@@ -199,30 +145,6 @@ do for [t in 'pngcairo svg'] {
   set output
 }
 )");
-  const std::string path = (fs::path(dir) / "plots.gp").string();
-  if (auto s = write_file(path, script); !s.ok()) return std::string(s.message());
-  const std::string log_path = (fs::path(dir) / "gnuplot.log").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::string prog = "gnuplot";
-  std::vector<char*> argv{prog.data(), const_cast<char*>(path.c_str()), nullptr};
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    return absl::StrCat("gnuplot not found (", std::strerror(rc),
-                        "): plots not drawn; their data and script are in ", dir);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::StrCat("gnuplot failed (see ", log_path, "); the plot data is in ", dir);
-  }
-  return "";
 }
 
 std::string summary_table(const std::vector<const Metrics*>& results) {

@@ -3,6 +3,7 @@
 // journal and queue when no daemon runs), feed writes the hostfile the daemon watches, up starts
 // the daemon under mpirun. Exit codes (elastic/cli/exit_code.h): 0 ok, 2 bad input, 1 runtime
 // error.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,6 +24,7 @@
 #include "elastic/control/journal_salvage.h"
 #include "elastic/control/state_dir.h"
 #include "elastic/control/status.h"
+#include "elastic/control/timeline.h"
 #include "elastic/control/up_command.h"
 #include "elastic/traces/interval_csv.h"
 #include "fmt/format.h"
@@ -420,6 +422,24 @@ int cmd_up(const fs::path& state_dir, UpArgs a) {
   return fail(absl::InternalError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno))));
 }
 
+// Reads the decision log and writes timeline.csv and timeline.png (timeline.h).
+int cmd_timeline(const fs::path& state_dir, const std::string& out_opt) {
+  absl::StatusOr<StateDir> dir = StateDir::open(state_dir, /*create=*/false);
+  if (!dir.ok()) return fail(dir.status());
+  absl::StatusOr<Timeline> t = read_timeline(dir->events_path());
+  if (!t.ok()) return fail(t.status());
+  const fs::path out = out_opt.empty() ? state_dir / "timeline" : fs::path(out_opt);
+  ::umask(077);  // owner-only like everything in the state dir, gnuplot's files too
+  absl::StatusOr<std::string> warning = write_timeline(*t, out);
+  if (!warning.ok()) return fail(warning.status());
+  std::cout << fmt::format("{} events over {:.0f} s, {} jobs: {}", t->events, t->end - t->start,
+                           t->jobs.size(), (out / "timeline.csv").string());
+  if (warning->empty()) std::cout << ", " << (out / "timeline.png").string();
+  std::cout << "\n";
+  if (!warning->empty()) std::cerr << "elastic: " << *warning << "\n";
+  return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -527,6 +547,13 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"check", "salvage"}));
 
+  auto* timeline = app.add_subcommand(
+      "timeline",
+      "Plot what the runtime did from its decision log: nodes per job over time, nodes granted, "
+      "nodes lost (timeline.csv, timeline.png)");
+  std::string timeline_out;
+  timeline->add_option("--out", timeline_out, "Output folder (default: STATE_DIR/timeline)");
+
   auto* up = app.add_subcommand("up", "Start elasticd under mpirun (or print the line)");
   UpArgs up_args;
   up->add_option("--hostfile", up_args.hostfile, "The hostfile elasticd watches");
@@ -570,6 +597,7 @@ int main(int argc, char** argv) {
     if (*feed) return cmd_feed(state_dir, *find_feed(feed_kind), feed_args, holder_args);
     if (*up) return cmd_up(state_dir, std::move(up_args));
     if (*journal) return cmd_journal(state_dir, journal_action);
+    if (*timeline) return cmd_timeline(state_dir, timeline_out);
   } catch (const std::exception& e) {
     std::cerr << "elastic: " << e.what() << "\n";
     return kRuntimeError;

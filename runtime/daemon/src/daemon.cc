@@ -72,6 +72,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
                             {"journal_records", replay.records},
                             {"jobs_to_restart", restart},
                             {"jobs_queued", queued},
+                            {"pool", static_cast<int>(d->pool_.size())},
                             {"fake_nodes", d->options_.fake_nodes},
                             {"head_host", d->placement_.head_host},
                             {"ranks_per_node", d->default_ranks_}});

@@ -254,6 +254,16 @@ up_elasticd)
   done
   lacks "$(cat "$tmp/up.log")" "MPI_ERR"
   lacks "$(cat "$tmp/up.log")" "unable to reach"
+  # The timeline read back from this elasticd's decision log: each job held both nodes, one job
+  # after the other.
+  expect_rc 0 "$elastic" timeline
+  contains "$out" "2 jobs: $tmp/state/timeline/timeline.csv"
+  held=$(python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+both = sum(1 for r in rows if int(r["first"]) and int(r["second"]))
+print(max(int(r["granted_nodes"]) for r in rows), max(int(r["first"]) for r in rows),
+      max(int(r["second"]) for r in rows), both)' "$tmp/state/timeline/timeline.csv")
+  [ "$held" = "2 2 2 0" ] || fail "timeline: granted, first, second, rows with both: $held"
   ;;
 private_state)
   # Issue 16: the state dir and everything in it are its owner's only (0700 dirs, 0600 files:
@@ -402,9 +412,33 @@ journal)
   expect_rc 2 "$elastic" journal repair
   expect_rc 2 "$elastic" --state-dir "$tmp/nowhere" journal check
   ;;
+timeline)
+  # A decision log with a bad line: the error names the file and line; then the good log's plot.
+  mkdir -m 0700 -p "$tmp/state"
+  expect_rc 2 "$elastic" timeline
+  contains "$err" "$tmp/state/events.jsonl not found"
+  { echo '{"t": 10, "event": "hostfile", "pool": 2, "added": ["n1", "n2"], "removed": []}'
+    echo '{"t": 11, "event": "job_started", "job": "a", "nodes": ["n1", "n2"]}'
+    echo '{"t": 12, "event": "node_lost", "node": "n2", "job": "a"}'
+    echo '{"t": 13, "event": "job_recovered", "job": "a", "nodes": ["n1"]}'
+    echo '{"t": 14, "event": "job_finished", "job": "a"}'; } >"$tmp/state/events.jsonl"
+  cp "$tmp/state/events.jsonl" "$tmp/good.jsonl"
+  sed -i '3s/.*/{"t": 12, "event": "node_lost", garbled/' "$tmp/state/events.jsonl"
+  expect_rc 2 "$elastic" timeline --out "$tmp/plot"
+  contains "$err" "$tmp/state/events.jsonl:3: not a JSON object"
+  cp "$tmp/good.jsonl" "$tmp/state/events.jsonl"
+  expect_rc 0 "$elastic" timeline --out "$tmp/plot"
+  contains "$out" "5 events over 4 s, 1 jobs: $tmp/plot/timeline.csv"
+  [ "$(cat "$tmp/plot/timeline_lost.dat")" = "$(printf '# time nodes_granted node\n2.00000 2 n2')" ] \
+    || fail "lost: $(cat "$tmp/plot/timeline_lost.dat")"
+  if command -v gnuplot >/dev/null; then
+    contains "$out" "$tmp/plot/timeline.png"
+    [ "$(head -c 4 "$tmp/plot/timeline.png" | tail -c 3)" = PNG ] || fail "timeline.png is not a PNG"
+  fi
+  ;;
 usage)
   expect_rc 0 "$elastic" --help
-  for sub in submit status cancel nodes feed up journal; do contains "$out" "$sub"; done
+  for sub in submit status cancel nodes feed up journal timeline; do contains "$out" "$sub"; done
   expect_rc 2 "$elastic"
   expect_rc 2 "$elastic" frobnicate
   expect_rc 2 "$elastic" submit
