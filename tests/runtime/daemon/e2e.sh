@@ -107,6 +107,10 @@ case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   out k | grep -q WRONG && fail "wrong allreduce"
   [ "$(out k | grep -c '^recovered')" -ge 3 ] || fail "expected recoveries"
+  # The decision log, drawn: the three hosts lost, each where the pool still had it.
+  "$ELASTIC" --state-dir "$S" timeline --out "$T/timeline" || fail "elastic timeline failed"
+  [ "$(awk '!/^#/ { print $2, $3 }' "$T/timeline/timeline_lost.dat" | tr '\n' ' ')" = "4 h2 4 h3 4 h4 " ] \
+    || fail "timeline's lost nodes: $(cat "$T/timeline/timeline_lost.dat")"
 }
 
 # PRRTE routes over a tree of daemons, 64 children each by default: past 64 hosts a daemon relays
