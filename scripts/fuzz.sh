@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the input parsers with libFuzzer (tests/fuzz/, docs/fuzzing.md): builds the fuzz targets
+# Fuzzes the input parsers with libFuzzer (tests/fuzz/, docs/testing.md): builds the fuzz targets
 # with clang (the `fuzz` preset: ASan + UBSan, no MPI), seeds a corpus per target from
 # tests/fuzz/seeds, tests/fuzz/regressions, the other tests' inputs and excerpts of ../shared/data,
 # and runs each target for --seconds. Any crash, sanitizer report, leak, timeout or out-of-memory

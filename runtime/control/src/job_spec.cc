@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/control/atomic_file.h"
+#include "elastic/control/json_integer.h"
 #include "fmt/format.h"
 #include "text.h"
 
@@ -360,21 +361,27 @@ absl::StatusOr<JobSpec> job_spec_from_json(const nlohmann::json& j) {
     spec.args = j.value("args", std::vector<std::string>{});
     spec.env = j.value("env", std::map<std::string, std::string>{});
     spec.workdir = j.value("workdir", std::string());
-    spec.min_nodes = j.value("min_nodes", 1);
-    spec.max_nodes = j.value("max_nodes", spec.min_nodes);
-    spec.ranks_per_node = j.value("ranks_per_node", 0);
-    spec.priority = j.value("priority", 0);
+    spec.min_nodes = json_integer_or(j, "min_nodes", 1);
+    spec.max_nodes = json_integer_or(j, "max_nodes", spec.min_nodes);
+    spec.ranks_per_node = json_integer_or(j, "ranks_per_node", 0);
+    spec.priority = json_integer_or(j, "priority", 0);
     spec.checkpoint = j.value("checkpoint", std::string());
-    if (j.contains("target_samples")) spec.target_samples = j["target_samples"].get<std::int64_t>();
+    if (j.contains("target_samples"))
+      spec.target_samples = json_integer<std::int64_t>(j["target_samples"]);
     if (j.contains("scaling")) {
       const nlohmann::json& s = j["scaling"];
       ScalingSpec sc;
-      sc.nodes = s.value("nodes", std::vector<int>{});
+      sc.nodes = s.contains("nodes") ? json_integers<int>(s["nodes"]) : std::vector<int>{};
       sc.samples_per_s = s.value("samples_per_s", std::vector<double>{});
       sc.value = s.value("value", std::vector<double>{});
       if (s.contains("grow_stall_s")) sc.grow_stall_s = s["grow_stall_s"].get<double>();
       if (s.contains("shrink_stall_s")) sc.shrink_stall_s = s["shrink_stall_s"].get<double>();
       spec.scaling = std::move(sc);
+    }
+    // A spec read back (the journal's) obeys the rules of a submitted one: the same parser checks.
+    if (absl::StatusOr<JobSpec> checked = parse_job_spec(job_spec_to_toml(spec), "job spec");
+        !checked.ok()) {
+      return checked.status();
     }
     return spec;
   } catch (const nlohmann::json::exception& e) {

@@ -10,6 +10,7 @@
 
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/event_log.h"
+#include "elastic/control/json_integer.h"
 #include "fmt/format.h"
 
 namespace elastic::rt {
@@ -67,6 +68,7 @@ nlohmann::json snapshot_details(const JobRecord& j) {
 // snapshot that lacks one is a bad line, not a job with defaults.
 absl::StatusOr<JobRecord> created_job(const std::string& event, const nlohmann::json& r,
                                       const std::string& id) {
+  if (absl::Status valid = validate_job_id(id); !valid.ok()) return valid;
   absl::StatusOr<JobSpec> spec = job_spec_from_json(r.at("spec"));
   if (!spec.ok()) return spec.status();
   JobRecord rec;
@@ -84,11 +86,11 @@ absl::StatusOr<JobRecord> created_job(const std::string& event, const nlohmann::
   rec.started_at = r.at("started_at").get<double>();
   rec.ended_at = r.at("ended_at").get<double>();
   rec.nodes = r.at("nodes").get<std::vector<std::string>>();
-  rec.ranks = r.at("ranks").get<int>();
-  rec.rescales = r.at("rescales").get<int>();
-  rec.starts = r.at("starts").get<int>();
+  rec.ranks = json_integer<int>(r.at("ranks"));
+  rec.rescales = json_integer<int>(r.at("rescales"));
+  rec.starts = json_integer<int>(r.at("starts"));
   rec.checkpoint = r.at("checkpoint").get<std::string>();
-  rec.samples_done = r.at("samples_done").get<std::int64_t>();
+  rec.samples_done = json_integer<std::int64_t>(r.at("samples_done"));
   rec.reason = r.at("reason").get<std::string>();
   return rec;
 }
@@ -138,19 +140,19 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       job.reason.clear();
       job.started_at = t;
       job.nodes = r.value("nodes", std::vector<std::string>{});
-      job.ranks = r.value("ranks", 0);
+      job.ranks = json_integer_or(r, "ranks", 0);
       ++job.starts;
     } else if (event == "rescaled") {
       job.nodes = r.value("nodes", std::vector<std::string>{});
-      job.ranks = r.value("ranks", 0);
+      job.ranks = json_integer_or(r, "ranks", 0);
       ++job.rescales;
     } else if (event == "checkpoint") {
       job.checkpoint = r.value("path", std::string());
-      job.samples_done = r.value("samples_done", std::int64_t{0});
+      job.samples_done = json_integer_or(r, "samples_done", std::int64_t{0});
     } else if (event == "finished") {
       job.state = JobState::kFinished;
       job.ended_at = t;
-      job.samples_done = r.value("samples_done", job.samples_done);
+      job.samples_done = json_integer_or(r, "samples_done", job.samples_done);
       job.nodes.clear();
     } else if (event == "requeued") {
       // Off its nodes but not over: waits to start again (the daemon's own view of it is the
@@ -159,7 +161,7 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
       job.nodes.clear();
       job.ranks = 0;
       job.reason = r.value("reason", std::string());
-      job.samples_done = r.value("samples_done", job.samples_done);
+      job.samples_done = json_integer_or(r, "samples_done", job.samples_done);
     } else if (event == "failed" || event == "cancelled") {
       job.state = event == "failed" ? JobState::kFailed : JobState::kCancelled;
       job.ended_at = t;

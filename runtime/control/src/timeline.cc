@@ -1,13 +1,16 @@
 #include "elastic/control/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <map>
 #include <string_view>
+#include <utility>
 
 #include "elastic/cli/plot.h"
 #include "elastic/control/atomic_file.h"
 #include "elastic/control/event_log.h"
+#include "elastic/control/job_spec.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
@@ -59,41 +62,51 @@ class Reader {
     if (out_.events++ == 0) out_.start = t;
     out_.end = std::max(out_.end, t);
     if (event == "hostfile") {
-      if (!r.contains("pool") || !r["pool"].is_number_unsigned()) {
-        return "hostfile: no count \"pool\"";
-      }
-      granted_ = r["pool"].get<int>();
-      return step(t);
-    }
-    if (event == "daemon_started" || event == "daemon_stopped") {
+      if (!r.contains("pool")) return "hostfile: no count \"pool\"";
+      if (std::string error = set_pool(r, event); !error.empty()) return error;
+    } else if (event == "daemon_started" || event == "daemon_stopped") {
       held_.clear();
       // A stopped runtime uses no node; a starting one the hostfile's (logs before 2026-12-07
       // do not say how many: 0 until the next update).
       granted_ = 0;
       if (event == "daemon_started" && r.contains("pool")) {
-        if (!r["pool"].is_number_unsigned()) return "daemon_started: \"pool\" is not a count";
-        granted_ = r["pool"].get<int>();
+        if (std::string error = set_pool(r, event); !error.empty()) return error;
       }
-      return step(t);
+    } else {
+      if (event == "node_lost") {
+        if (!r.contains("node") || !r["node"].is_string()) return "node_lost: no string \"node\"";
+        out_.nodes_lost.emplace_back(t, r["node"].get<std::string>());
+      }
+      const bool sets_nodes = event == "job_started" || event == "job_grown" ||
+                              event == "job_shrunk" || event == "job_recovered";
+      const bool clears = event == "job_requeued" || event == "job_finished" ||
+                          event == "job_failed" || event == "job_cancelled";
+      if (!sets_nodes && !clears) return "";
+      if (!r.contains("job") || !r["job"].is_string()) return event + ": no string \"job\"";
+      const std::string id = r["job"].get<std::string>();
+      if (absl::Status valid = validate_job_id(id); !valid.ok()) {
+        return fmt::format("{}: \"job\": {}", event, std::string(valid.message()));
+      }
+      const int job = index(id);
+      if (clears) {
+        held_.erase(job);
+      } else {
+        if (!r.contains("nodes") || !r["nodes"].is_array()) return event + ": no list \"nodes\"";
+        held_[job] = static_cast<int>(r["nodes"].size());
+      }
     }
-    const bool sets_nodes = event == "job_started" || event == "job_grown" ||
-                            event == "job_shrunk" || event == "job_recovered";
-    const bool clears = event == "job_requeued" || event == "job_finished" ||
-                        event == "job_failed" || event == "job_cancelled";
-    if (event == "node_lost") {
-      if (!r.contains("node") || !r["node"].is_string()) return "node_lost: no string \"node\"";
-      out_.nodes_lost.emplace_back(t, r["node"].get<std::string>());
+    step(t);
+    return "";
+  }
+
+  // The pool the record names; returns what is wrong with it ("" when nothing).
+  std::string set_pool(const nlohmann::json& r, const std::string& event) {
+    const nlohmann::json& pool = r["pool"];
+    if (!pool.is_number_unsigned() || !std::in_range<int>(pool.get<std::uint64_t>())) {
+      return event + ": \"pool\" is not a count of nodes";
     }
-    if (!sets_nodes && !clears) return "";
-    if (!r.contains("job") || !r["job"].is_string()) return event + ": no string \"job\"";
-    const int job = index(r["job"].get<std::string>());
-    if (clears) {
-      held_.erase(job);
-      return step(t);
-    }
-    if (!r.contains("nodes") || !r["nodes"].is_array()) return event + ": no list \"nodes\"";
-    held_[job] = static_cast<int>(r["nodes"].size());
-    return step(t);
+    granted_ = pool.get<int>();
+    return "";
   }
 
   int index(const std::string& id) {
@@ -102,13 +115,12 @@ class Reader {
     return it->second;
   }
 
-  std::string step(double t) {
+  void step(double t) {
     TimelineStep s{t, granted_, {}};
     for (auto [job, n] : held_) {
       if (n > 0) s.counts.emplace_back(job, n);
     }
     out_.steps.push_back(std::move(s));
-    return "";
   }
 
   Timeline& out_;

@@ -494,5 +494,76 @@ TEST(JournalCompaction, ASnapshotMissingAFieldIsABadLine) {
   EXPECT_EQ(check->replay.jobs.size(), 5u);
 }
 
+// Found by the journal fuzz target: a count that is not an integer of its type ("ranks": 6.3e51
+// was undefined behaviour in nlohmann's get<int>, 2.5 became 2, 2^32 wrapped) is a bad line that
+// check names, whether in a record or in the job spec a record carries.
+TEST(Journal, ACountThatIsNotAnIntegerIsABadLine) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  const std::string good =
+      nlohmann::json{
+          {"t", 1}, {"event", "submitted"}, {"job", "a"}, {"spec", job_spec_to_json(spec("a"))}}
+          .dump() +
+      "\n";
+  for (
+      const std::string bad :
+      {R"({"t":2,"event":"started","job":"a","nodes":["h1"],"ranks":6.33333e+51})",
+       R"({"t":2,"event":"rescaled","job":"a","nodes":["h1"],"ranks":2.5})",
+       R"({"t":2,"event":"checkpoint","job":"a","path":"/c","samples_done":1e300})",
+       R"({"t":2,"event":"requeued","job":"a","samples_done":-1.5})",
+       R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":4294967297}})",
+       R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","scaling":{"nodes":[1,2.5],"samples_per_s":[1,2]}}})"}) {
+    SCOPED_TRACE(bad);
+    testing::write_text(path, good + bad + "\n" + good);  // the bad line is not the last
+    const auto r = replay_journal(path);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(r.status().message().find("journal.jsonl:2:"), std::string::npos) << r.status();
+    const auto check = check_journal(path);
+    ASSERT_TRUE(check.ok());
+    ASSERT_EQ(check->bad.size(), 2u);  // line 3 submits "a" again
+    EXPECT_EQ(check->bad[0].line, 2u);
+    EXPECT_NE(check->bad[0].reason.find("expected an integer"), std::string::npos)
+        << check->bad[0].reason;
+    ASSERT_EQ(check->replay.jobs.size(), 1u);
+    EXPECT_EQ(check->replay.jobs[0].ranks, 0);
+    EXPECT_EQ(check->replay.jobs[0].samples_done, 0);
+  }
+}
+
+// A spec in the journal obeys the rules of a submitted one (job_spec.h), and a job's id names a
+// directory: a journal edited by hand or corrupted on disk cannot bring in a job that
+// `elastic submit` would have refused.
+TEST(Journal, ASpecOrIdThatSubmitRefusesIsABadLine) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  const std::string spec_b = R"("spec":{"id":"b","command":"/t","min_nodes":1,"max_nodes":2})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":0,"max_nodes":2}})",
+       "field 'min_nodes'"},
+      {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":3,"max_nodes":2}})",
+       "min_nodes (3) is greater than max_nodes (2)"},
+      {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":""}})",
+       "field 'command'"},
+      {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","scaling":{"nodes":[2,1],"samples_per_s":[1,2]}}})",
+       "strictly increasing"},
+      {R"({"t":1,"event":"submitted","job":"../b",)" + spec_b + "}", "job id '../b'"},
+      {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b/c","command":"/t"}})",
+       "field 'id'"}};
+  for (const auto& [bad, why] : cases) {
+    SCOPED_TRACE(bad);
+    testing::write_text(path,
+                        bad + "\n" + R"({"t":2,"event":"submitted","job":"b",)" + spec_b + "}\n");
+    EXPECT_EQ(replay_journal(path).status().code(), absl::StatusCode::kDataLoss);
+    const auto check = check_journal(path);
+    ASSERT_TRUE(check.ok());
+    ASSERT_EQ(check->bad.size(), 1u);
+    EXPECT_EQ(check->bad[0].line, 1u);
+    EXPECT_NE(check->bad[0].reason.find(why), std::string::npos) << check->bad[0].reason;
+    ASSERT_EQ(check->replay.jobs.size(), 1u);
+    EXPECT_EQ(check->replay.jobs[0].spec.max_nodes, 2);
+  }
+}
+
 }  // namespace
 }  // namespace elastic::rt

@@ -131,8 +131,18 @@ TEST_F(TimelineTest, ABadLineIsAnErrorNamingFileAndLine) {
   // The rotated file is read first, and its errors name it.
   write_text(log_, "");
   write_text(EventLog::rotated_path(log_, 1), "{\"t\":1,\"event\":\"hostfile\",\"pool\":-1}\n");
+  EXPECT_EQ(
+      read_timeline(log_).status().message(),
+      EventLog::rotated_path(log_, 1).string() + ":1: hostfile: \"pool\" is not a count of nodes");
+  std::filesystem::remove(EventLog::rotated_path(log_, 1));
+  write_text(log_, "{\"t\":1,\"event\":\"daemon_started\",\"pool\":4294967296}\n");
   EXPECT_EQ(read_timeline(log_).status().message(),
-            EventLog::rotated_path(log_, 1).string() + ":1: hostfile: no count \"pool\"");
+            log_.string() + ":1: daemon_started: \"pool\" is not a count of nodes");
+  // A job id that no job spec can have (it would break the CSV's columns).
+  write_text(log_, "{\"t\":1,\"event\":\"job_started\",\"job\":\"a,b\",\"nodes\":[]}\n");
+  EXPECT_EQ(
+      read_timeline(log_).status().message().find(log_.string() + ":1: job_started: \"job\": "),
+      0U);
 }
 
 TEST(Timeline, NoLogIsNotFound) {

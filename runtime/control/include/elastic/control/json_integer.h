@@ -1,0 +1,56 @@
+// Integers read from the runtime's JSON records (the journal and the job specs in it, the decision
+// log). nlohmann's get<int>() converts any number: a float out of int's range is undefined
+// behaviour, 2.5 becomes 2, 2^32 wraps. These take only an integer within the type's range and
+// otherwise throw nlohmann::json::type_error, as get<>() does for a value of the wrong type, so
+// that the readers' existing handlers turn it into an error naming the record.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace elastic::rt {
+
+template <std::integral T>
+T json_integer(const nlohmann::json& value) {
+  if (value.is_number_unsigned() && std::in_range<T>(value.get<std::uint64_t>())) {
+    return static_cast<T>(value.get<std::uint64_t>());
+  }
+  if (value.is_number_integer() && !value.is_number_unsigned() &&
+      std::in_range<T>(value.get<std::int64_t>())) {
+    return static_cast<T>(value.get<std::int64_t>());
+  }
+  throw nlohmann::json::type_error::create(
+      302,
+      fmt::format("expected an integer in [{}, {}], got {}", std::numeric_limits<T>::min(),
+                  std::numeric_limits<T>::max(), value.dump()),
+      &value);
+}
+
+// object[key] as json_integer<T>, or `fallback` when the object has no such key.
+template <std::integral T>
+T json_integer_or(const nlohmann::json& object, std::string_view key, T fallback) {
+  const auto it = object.find(key);
+  return it == object.end() ? fallback : json_integer<T>(*it);
+}
+
+// An array of json_integer<T>.
+template <std::integral T>
+std::vector<T> json_integers(const nlohmann::json& array) {
+  if (!array.is_array()) {
+    throw nlohmann::json::type_error::create(
+        302, fmt::format("expected an array of integers, got {}", array.dump()), &array);
+  }
+  std::vector<T> out;
+  out.reserve(array.size());
+  for (const nlohmann::json& v : array) out.push_back(json_integer<T>(v));
+  return out;
+}
+
+}  // namespace elastic::rt
