@@ -5,6 +5,7 @@
 #include <map>
 
 #include "elastic/control/atomic_file.h"
+#include "elastic/control/json_integer.h"
 #include "fmt/format.h"
 
 namespace elastic::rt {
@@ -38,11 +39,11 @@ absl::StatusOr<StatusSnapshot> status_from_json(const nlohmann::json& j) {
   std::string where = "status";
   try {
     s.time = j.value("time", 0.0);
-    s.daemon_pid = j.value("daemon_pid", 0);
+    s.daemon_pid = json_integer_or(j, "daemon_pid", 0);
     for (std::size_t i = 0; i < j.value("nodes", nlohmann::json::array()).size(); ++i) {
       where = fmt::format("nodes[{}]", i);
       const nlohmann::json& n = j["nodes"][i];
-      s.nodes.push_back({n.at("name").get<std::string>(), n.value("slots", 1),
+      s.nodes.push_back({n.at("name").get<std::string>(), json_integer_or(n, "slots", 1),
                          n.value("state", std::string()), n.value("job", std::string())});
     }
     for (std::size_t i = 0; i < j.value("jobs", nlohmann::json::array()).size(); ++i) {
@@ -52,14 +53,14 @@ absl::StatusOr<StatusSnapshot> status_from_json(const nlohmann::json& j) {
       js.id = x.at("id").get<std::string>();
       js.state = x.value("state", std::string());
       js.nodes = x.value("nodes", std::vector<std::string>{});
-      js.ranks = x.value("ranks", 0);
+      js.ranks = json_integer_or(x, "ranks", 0);
       js.samples_per_s = x.value("samples_per_s", 0.0);
       js.step_s = x.value("step_s", 0.0);
-      js.samples_done = x.value("samples_done", std::int64_t{0});
-      js.target_samples = x.value("target_samples", std::int64_t{0});
-      js.rescales = x.value("rescales", 0);
-      js.min_nodes = x.value("min_nodes", 0);
-      js.max_nodes = x.value("max_nodes", 0);
+      js.samples_done = json_integer_or(x, "samples_done", std::int64_t{0});
+      js.target_samples = json_integer_or(x, "target_samples", std::int64_t{0});
+      js.rescales = json_integer_or(x, "rescales", 0);
+      js.min_nodes = json_integer_or(x, "min_nodes", 0);
+      js.max_nodes = json_integer_or(x, "max_nodes", 0);
       js.command = x.value("command", std::string());
       js.reason = x.value("reason", std::string());
       s.jobs.push_back(std::move(js));

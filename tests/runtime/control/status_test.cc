@@ -48,6 +48,27 @@ TEST(Status, JsonRoundTripAndAtomicFile) {
   EXPECT_NE(std::string(bad.status().message()).find("jobs[0]"), std::string::npos) << bad.status();
 }
 
+// A count that is not an integer of its type is an error naming where it is (nlohmann's
+// get<int> made 1e300 undefined behaviour and 2.5 a 2).
+TEST(Status, ACountThatIsNotAnIntegerIsAnError) {
+  nlohmann::json j = to_json(sample());
+  for (const char* field : {"ranks", "samples_done", "rescales", "min_nodes"}) {
+    SCOPED_TRACE(field);
+    for (const nlohmann::json& bad : {nlohmann::json(1e300), nlohmann::json(2.5)}) {
+      nlohmann::json doc = j;
+      doc["jobs"][1][field] = bad;
+      const auto s = status_from_json(doc);
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(s.status().message().find("field 'jobs[1]'"), std::string::npos) << s.status();
+      EXPECT_NE(s.status().message().find("expected an integer"), std::string::npos) << s.status();
+    }
+  }
+  nlohmann::json doc = j;
+  doc["nodes"][2]["slots"] = 4294967298U;
+  EXPECT_NE(status_from_json(doc).status().message().find("field 'nodes[2]'"), std::string::npos);
+}
+
 TEST(Status, PrometheusText) {
   const std::string m = format_metrics(sample());
   EXPECT_NE(m.find("# TYPE elastic_nodes gauge\n"), std::string::npos);
