@@ -379,9 +379,13 @@ absl::StatusOr<JobSpec> job_spec_from_json(const nlohmann::json& j) {
       spec.scaling = std::move(sc);
     }
     // A spec read back (the journal's) obeys the rules of a submitted one: the same parser checks.
+    // Its message names the field; the line and column it gives are of the TOML made here.
     if (absl::StatusOr<JobSpec> checked = parse_job_spec(job_spec_to_toml(spec), "job spec");
         !checked.ok()) {
-      return checked.status();
+      const std::string why(checked.status().message());
+      const std::size_t field = why.find("field '");
+      return absl::InvalidArgumentError(
+          fmt::format("job spec: {}", why.substr(field == std::string::npos ? 0 : field)));
     }
     return spec;
   } catch (const nlohmann::json::exception& e) {

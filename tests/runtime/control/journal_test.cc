@@ -540,7 +540,7 @@ TEST(Journal, ASpecOrIdThatSubmitRefusesIsABadLine) {
   const std::string spec_b = R"("spec":{"id":"b","command":"/t","min_nodes":1,"max_nodes":2})";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":0,"max_nodes":2}})",
-       "field 'min_nodes'"},
+       "job spec: field 'min_nodes': must be >= 1, got 0"},
       {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":3,"max_nodes":2}})",
        "min_nodes (3) is greater than max_nodes (2)"},
       {R"({"t":1,"event":"submitted","job":"b","spec":{"id":"b","command":""}})",
