@@ -367,11 +367,12 @@ absl::StatusOr<JobSpec> job_spec_from_json(const nlohmann::json& j) {
     spec.priority = json_integer_or(j, "priority", 0);
     spec.checkpoint = j.value("checkpoint", std::string());
     if (j.contains("target_samples"))
-      spec.target_samples = json_integer<std::int64_t>(j["target_samples"]);
+      spec.target_samples = json_integer_at<std::int64_t>(j, "target_samples");
     if (j.contains("scaling")) {
       const nlohmann::json& s = j["scaling"];
       ScalingSpec sc;
-      sc.nodes = s.contains("nodes") ? json_integers<int>(s["nodes"]) : std::vector<int>{};
+      sc.nodes = s.contains("nodes") ? json_integers<int>(s["nodes"], "scaling.nodes")
+                                     : std::vector<int>{};
       sc.samples_per_s = s.value("samples_per_s", std::vector<double>{});
       sc.value = s.value("value", std::vector<double>{});
       if (s.contains("grow_stall_s")) sc.grow_stall_s = s["grow_stall_s"].get<double>();

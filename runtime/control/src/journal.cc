@@ -86,11 +86,11 @@ absl::StatusOr<JobRecord> created_job(const std::string& event, const nlohmann::
   rec.started_at = r.at("started_at").get<double>();
   rec.ended_at = r.at("ended_at").get<double>();
   rec.nodes = r.at("nodes").get<std::vector<std::string>>();
-  rec.ranks = json_integer<int>(r.at("ranks"));
-  rec.rescales = json_integer<int>(r.at("rescales"));
-  rec.starts = json_integer<int>(r.at("starts"));
+  rec.ranks = json_integer_at<int>(r, "ranks");
+  rec.rescales = json_integer_at<int>(r, "rescales");
+  rec.starts = json_integer_at<int>(r, "starts");
   rec.checkpoint = r.at("checkpoint").get<std::string>();
-  rec.samples_done = json_integer<std::int64_t>(r.at("samples_done"));
+  rec.samples_done = json_integer_at<std::int64_t>(r, "samples_done");
   rec.reason = r.at("reason").get<std::string>();
   return rec;
 }

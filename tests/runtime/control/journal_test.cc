@@ -505,14 +505,18 @@ TEST(Journal, ACountThatIsNotAnIntegerIsABadLine) {
           {"t", 1}, {"event", "submitted"}, {"job", "a"}, {"spec", job_spec_to_json(spec("a"))}}
           .dump() +
       "\n";
-  for (
-      const std::string bad :
+  const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"t":2,"event":"started","job":"a","nodes":["h1"],"ranks":6.33333e+51})",
-       R"({"t":2,"event":"rescaled","job":"a","nodes":["h1"],"ranks":2.5})",
-       R"({"t":2,"event":"checkpoint","job":"a","path":"/c","samples_done":1e300})",
-       R"({"t":2,"event":"requeued","job":"a","samples_done":-1.5})",
-       R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":4294967297}})",
-       R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","scaling":{"nodes":[1,2.5],"samples_per_s":[1,2]}}})"}) {
+       "field 'ranks': expected an integer in [-2147483648, 2147483647], got 6.33333e+51"},
+      {R"({"t":2,"event":"rescaled","job":"a","nodes":["h1"],"ranks":2.5})", "field 'ranks'"},
+      {R"({"t":2,"event":"checkpoint","job":"a","path":"/c","samples_done":1e300})",
+       "field 'samples_done'"},
+      {R"({"t":2,"event":"requeued","job":"a","samples_done":-1.5})", "field 'samples_done'"},
+      {R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","min_nodes":4294967297}})",
+       "field 'min_nodes'"},
+      {R"({"t":2,"event":"submitted","job":"b","spec":{"id":"b","command":"/t","scaling":{"nodes":[1,2.5],"samples_per_s":[1,2]}}})",
+       "field 'scaling.nodes'"}};
+  for (const auto& [bad, why] : cases) {
     SCOPED_TRACE(bad);
     testing::write_text(path, good + bad + "\n" + good);  // the bad line is not the last
     const auto r = replay_journal(path);
@@ -523,8 +527,8 @@ TEST(Journal, ACountThatIsNotAnIntegerIsABadLine) {
     ASSERT_TRUE(check.ok());
     ASSERT_EQ(check->bad.size(), 2u);  // line 3 submits "a" again
     EXPECT_EQ(check->bad[0].line, 2u);
-    EXPECT_NE(check->bad[0].reason.find("expected an integer"), std::string::npos)
-        << check->bad[0].reason;
+    EXPECT_NE(check->bad[0].reason.find(why), std::string::npos) << check->bad[0].reason;
+    EXPECT_NE(check->bad[0].reason.find("expected an integer"), std::string::npos);
     ASSERT_EQ(check->replay.jobs.size(), 1u);
     EXPECT_EQ(check->replay.jobs[0].ranks, 0);
     EXPECT_EQ(check->replay.jobs[0].samples_done, 0);

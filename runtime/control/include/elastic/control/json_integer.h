@@ -17,8 +17,9 @@
 
 namespace elastic::rt {
 
+// `value`, the JSON field `field`, as a T.
 template <std::integral T>
-T json_integer(const nlohmann::json& value) {
+T json_integer(const nlohmann::json& value, std::string_view field) {
   if (value.is_number_unsigned() && std::in_range<T>(value.get<std::uint64_t>())) {
     return static_cast<T>(value.get<std::uint64_t>());
   }
@@ -28,28 +29,35 @@ T json_integer(const nlohmann::json& value) {
   }
   throw nlohmann::json::type_error::create(
       302,
-      fmt::format("expected an integer in [{}, {}], got {}", std::numeric_limits<T>::min(),
-                  std::numeric_limits<T>::max(), value.dump()),
+      fmt::format("field '{}': expected an integer in [{}, {}], got {}", field,
+                  std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), value.dump()),
       &value);
 }
 
-// object[key] as json_integer<T>, or `fallback` when the object has no such key.
+// object[key] as a T; nlohmann's out_of_range when the object has no such key.
+template <std::integral T>
+T json_integer_at(const nlohmann::json& object, std::string_view key) {
+  return json_integer<T>(object.at(key), key);
+}
+
+// object[key] as a T, or `fallback` when the object has no such key.
 template <std::integral T>
 T json_integer_or(const nlohmann::json& object, std::string_view key, T fallback) {
   const auto it = object.find(key);
-  return it == object.end() ? fallback : json_integer<T>(*it);
+  return it == object.end() ? fallback : json_integer<T>(*it, key);
 }
 
-// An array of json_integer<T>.
+// The array `array`, the JSON field `field`, as Ts.
 template <std::integral T>
-std::vector<T> json_integers(const nlohmann::json& array) {
+std::vector<T> json_integers(const nlohmann::json& array, std::string_view field) {
   if (!array.is_array()) {
     throw nlohmann::json::type_error::create(
-        302, fmt::format("expected an array of integers, got {}", array.dump()), &array);
+        302, fmt::format("field '{}': expected an array of integers, got {}", field, array.dump()),
+        &array);
   }
   std::vector<T> out;
   out.reserve(array.size());
-  for (const nlohmann::json& v : array) out.push_back(json_integer<T>(v));
+  for (const nlohmann::json& v : array) out.push_back(json_integer<T>(v, field));
   return out;
 }
 
