@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -123,8 +124,10 @@ int DaemonLock::holder_pid(const StateDir& dir) {
   if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
     char buf[32] = {};
     const ssize_t n = ::pread(fd, buf, sizeof(buf) - 1, 0);
-    if (n > 0) pid = std::atoi(buf);
-    if (pid <= 0) pid = -1;  // held, pid not yet written
+    // std::from_chars, not atoi: a number beyond int would be undefined behaviour there.
+    if (n <= 0 || std::from_chars(buf, buf + n, pid).ec != std::errc() || pid <= 0) {
+      pid = -1;  // held, pid not yet written (or not a pid)
+    }
   }
   ::close(fd);
   return pid;

@@ -112,6 +112,11 @@ TEST(DaemonLock, SecondDaemonIsRefusedAndLockDiesWithProcess) {
   auto mine = DaemonLock::acquire(*dir);
   ASSERT_TRUE(mine.ok()) << mine.status();
   EXPECT_EQ(DaemonLock::holder_pid(*dir), ::getpid());
+  // A held lock whose file names no pid (atoi made one beyond int undefined behaviour).
+  for (const char* text : {"99999999999\n", "pid\n", "-4\n"}) {
+    testing::write_text(dir->pid_path(), text);
+    EXPECT_EQ(DaemonLock::holder_pid(*dir), -1) << text;
+  }
 }
 
 TEST(JobQueue, SubmitCancelTakeRemove) {
