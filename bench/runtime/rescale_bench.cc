@@ -23,7 +23,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "elastic/cli/number_checks.h"
 #include "elastic/daemon/job_group.h"
 
 namespace {
@@ -195,34 +196,40 @@ int main(int argc, char** argv) {
   Round base;
   std::vector<int> host_counts = {2, 4, 8};
   int reps = 3;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    const char* v = argv[i + 1];
-    if (k == "--reps") reps = std::atoi(v);
-    if (k == "--state-mb") base.state_mb = std::strtod(v, nullptr);
-    if (k == "--warm-up-mb") base.warm_up_mb = v;
-    if (k == "--step-us") base.step_us = v;
-    if (k == "--ranks-per-host") base.per_host = std::atoi(v);
-    if (k == "--box") base.box = v;
-    if (k == "--out") base.out = v;
-    if (k == "--hosts") {
-      host_counts.clear();
-      for (const char* p = v; *p != '\0';) {
-        char* end = nullptr;
-        host_counts.push_back(static_cast<int>(std::strtol(p, &end, 10)));
-        p = *end == ',' ? end + 1 : end;
-      }
-    }
-  }
-  if (argc < 2 || base.box.empty() || base.out.empty() || base.per_host < 1 || reps < 1) {
-    std::fprintf(
-        stderr,
-        "usage: rescale_bench TRAINER --box BOX_SH --out DIR [--hosts 2,4,8] "
-        "[--ranks-per-host 1] [--reps 3] [--state-mb 4] [--warm-up-mb MB] [--step-us US]\n");
+  CLI::App app{
+      "Rescale latency of the elastic protocol on the cluster in a box: one JSON line per grow, "
+      "shrink on notice and recovery (run_bench.sh runs it under mpirun on h0)"};
+  app.add_option("TRAINER", base.trainer, "The rescale_trainer binary")->required();
+  app.add_option("--box", base.box, "scripts/box.sh")->required();
+  app.add_option("--out", base.out, "A directory every host sees (e.g. under /var/tmp)")
+      ->required();
+  app.add_option("--hosts", host_counts, "Host counts H to measure, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
+  app.add_option("--ranks-per-host", base.per_host, "Ranks R per host")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("--reps", reps, "Repetitions per host count")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("--state-mb", base.state_mb, "Model state each rank holds (MB)")
+      ->check(elastic::cli::non_negative())
+      ->capture_default_str();
+  app.add_option("--warm-up-mb", base.warm_up_mb,
+                 "Passed to the trainer (SessionOptions::warm_up_max_bytes; 0: no warm-up; "
+                 "default: the trainer's)")
+      ->check(elastic::cli::non_negative());
+  app.add_option("--step-us", base.step_us,
+                 "The trainer's sleep per step in microseconds (default: the trainer's)")
+      ->check(elastic::cli::non_negative());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
     MPI_Finalize();
-    return 2;
+    return rc == 0 ? 0 : 2;
   }
-  base.trainer = argv[1];
   int failures = 0;
   for (int h : host_counts) {
     for (int rep = 0; rep < reps; ++rep) {
