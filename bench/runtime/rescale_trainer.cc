@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "elastic/cli/number_checks.h"
 #include "elastic/worker/run.h"
 
 namespace {
@@ -35,14 +35,22 @@ int main(int argc, char** argv) {
   long step_us = 1000;
   std::string checkpoint;
   double warm_up_mb = -1;  // the Session's default
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--state-mb") state_mb = std::strtod(argv[i + 1], nullptr);
-    if (k == "--steps") steps = std::strtol(argv[i + 1], nullptr, 10);
-    if (k == "--step-us") step_us = std::strtol(argv[i + 1], nullptr, 10);
-    if (k == "--checkpoint") checkpoint = argv[i + 1];
-    if (k == "--warm-up-mb") warm_up_mb = std::strtod(argv[i + 1], nullptr);
-  }
+  CLI::App app{"The training program of the rescale benchmark (run_bench.sh, rescale_bench)"};
+  app.add_option("--state-mb", state_mb, "Model state (MB), synced to every new membership")
+      ->check(elastic::cli::non_negative())
+      ->capture_default_str();
+  app.add_option("--steps", steps, "Steps to train")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("--step-us", step_us, "Sleep per step (microseconds)")
+      ->check(elastic::cli::non_negative())
+      ->capture_default_str();
+  app.add_option("--checkpoint", checkpoint,
+                 "Durable checkpoint: loaded at start by rank 0 when it exists (restart baseline)");
+  app.add_option("--warm-up-mb", warm_up_mb,
+                 "SessionOptions::warm_up_max_bytes in MB (0: no warm-up; default: the Session's)")
+      ->check(elastic::cli::non_negative());
+  CLI11_PARSE(app, argc, argv);
   // The model exists before Session::init, as the user guide says ("Before Session::init"): a
   // joining rank's init returns at the switch to the new membership.
   std::vector<float> model(static_cast<std::size_t>(state_mb * 1024 * 1024 / sizeof(float)), 1.0f);
