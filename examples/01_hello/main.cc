@@ -10,7 +10,14 @@
 
 int main(int argc, char** argv) {
   using elastic::rt::Event;
-  const long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 100;
+  char* end = nullptr;
+  const long steps = argc > 1 ? std::strtol(argv[1], &end, 10) : 100;
+  if (argc > 1 && (end == argv[1] || *end != '\0' || steps < 1)) {
+    std::fprintf(stderr,
+                 "usage: hello [STEPS]   (STEPS: a positive integer, default 100; got '%s')\n",
+                 argv[1]);
+    return 2;
+  }
   auto session = elastic::rt::Session::init(&argc, &argv);
   if (!session.ok()) {
     std::fprintf(stderr, "hello: %s\n", std::string(session.status().message()).c_str());
