@@ -24,8 +24,12 @@ absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text
     const std::optional<int> cpus = positive_int(f[3]);
     if (!cpus) return line_error(source, line_no, "CPU count must be a positive integer:", f[3]);
     if (!f[1].starts_with(kHolderJobPrefix) || f[1].size() == kHolderJobPrefix.size()) continue;
-    out.push_back(HolderJob{std::string(f[0]), std::string(f[1].substr(kHolderJobPrefix.size())),
-                            std::string(f[2]), *cpus});
+    // The node goes into the hostfile, which elasticd refuses whole for one bad name.
+    const std::string_view node = f[1].substr(kHolderJobPrefix.size());
+    if (!valid_host_name(node)) {
+      return line_error(source, line_no, "holder job for an invalid host name:", node);
+    }
+    out.push_back(HolderJob{std::string(f[0]), std::string(node), std::string(f[2]), *cpus});
   }
   return out;
 }
@@ -33,6 +37,7 @@ absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text
 HolderPlan plan_holders(const HolderInput& in) {
   HolderPlan plan;
   std::set<std::string> has_holder;
+  std::set<std::string> granted;  // a node held twice (two running holders) is granted once
   for (const HolderJob& h : in.holders) {
     if (h.state != "PENDING" && h.state != "RUNNING" && h.state != "COMPLETING" &&
         h.state != "CONFIGURING") {
@@ -40,7 +45,8 @@ HolderPlan plan_holders(const HolderInput& in) {
     }
     has_holder.insert(h.node);
     const auto leaving = in.leaving.find(h.node);
-    if (h.state == "RUNNING" && (leaving == in.leaving.end() || leaving->second != h.job_id)) {
+    if (h.state == "RUNNING" && (leaving == in.leaving.end() || leaving->second != h.job_id) &&
+        granted.insert(h.node).second) {
       plan.granted.push_back(HostEntry{h.node, in.slots > 0 ? in.slots : h.cpus, std::nullopt});
     }
   }

@@ -40,6 +40,25 @@ TEST(SlurmHolders, BadLinesNameSourceAndLine) {
   const auto cpus = holders_from_squeue("1 elastic-hold:h1 RUNNING 0\n", "squeue");
   ASSERT_FALSE(cpus.ok());
   EXPECT_NE(std::string(cpus.status().message()).find("'0'"), std::string::npos) << cpus.status();
+  // Found by the squeue fuzz target: a holder's node goes into the hostfile, which elasticd
+  // refuses whole for one name it cannot take.
+  const auto name =
+      holders_from_squeue("1 elastic-hold:h1 RUNNING 1\n2 elastic-hold:h#2 RUNNING 1\n", "squeue");
+  ASSERT_FALSE(name.ok());
+  EXPECT_EQ(name.status().message(), "squeue:2: holder job for an invalid host name: 'h#2'");
+}
+
+// Found by the squeue fuzz target: two running holders on one node (a second submitted by a feed
+// restarted with a stale view) granted it twice, a hostfile elasticd refuses ("duplicate host").
+TEST(SlurmHolders, ANodeHeldTwiceIsGrantedOnce) {
+  HolderInput in;
+  in.holders = {{"1", "h1", "RUNNING", 4}, {"2", "h2", "RUNNING", 4}, {"3", "h1", "RUNNING", 2}};
+  const HolderPlan plan = plan_holders(in);
+  ASSERT_EQ(plan.granted.size(), 2u);
+  EXPECT_EQ(plan.granted[0].name, "h1");
+  EXPECT_EQ(plan.granted[0].slots, 4);
+  EXPECT_EQ(plan.granted[1].name, "h2");
+  EXPECT_TRUE(parse_hostfile(format_hostfile(plan.granted), "granted").ok());
 }
 
 TEST(SlurmHolders, GrantedAreRunningHoldersNotLeaving) {

@@ -34,8 +34,8 @@ struct HolderJob {
   friend bool operator==(const HolderJob&, const HolderJob&) = default;
 };
 
-// InvalidArgument naming "<source>:<line>" and the token for a line that is not 4 fields or has
-// a CPU count that is not a positive integer.
+// InvalidArgument naming "<source>:<line>" and the token for a line that is not 4 fields, has
+// a CPU count that is not a positive integer, or is a holder for a node no hostfile can name.
 absl::StatusOr<std::vector<HolderJob>> holders_from_squeue(std::string_view text,
                                                            std::string_view source = "<squeue>");
 
