@@ -1,5 +1,5 @@
-// Integers read from the runtime's JSON records (the journal and the job specs in it, the decision
-// log). nlohmann's get<int>() converts any number: a float out of int's range is undefined
+// Integers read from the runtime's JSON records (the journal and the job specs in it,
+// status.json). nlohmann's get<int>() converts any number: a float out of int's range is undefined
 // behaviour, 2.5 becomes 2, 2^32 wraps. These take only an integer within the type's range and
 // otherwise throw nlohmann::json::type_error, as get<>() does for a value of the wrong type, so
 // that the readers' existing handlers turn it into an error naming the record.
