@@ -80,6 +80,19 @@ TEST(JobSpec, RoundTripsThroughTomlAndJson) {
   EXPECT_EQ(*from_json, *spec);
 }
 
+// Found by fuzz.job_spec: toml++ wrote a string with a leading newline as a multi-line string,
+// whose first newline TOML trims, so the queue's copy of the job lost it.
+TEST(JobSpec, StringsWithNewlinesRoundTripThroughToml) {
+  JobSpec spec;
+  spec.command = "train";
+  spec.args = {"\nleading", "trailing\n", "in\nside", "\r\n", "'''", "\"\"\"", "tab\there"};
+  spec.env = {{"A", "\nx"}, {"B", "y\n"}};
+  spec.workdir = "\n/scratch";
+  const auto again = parse_job_spec(job_spec_to_toml(spec), "again.toml");
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << job_spec_to_toml(spec);
+  EXPECT_EQ(*again, spec) << job_spec_to_toml(spec);
+}
+
 struct BadSpec {
   const char* name;
   const char* text;

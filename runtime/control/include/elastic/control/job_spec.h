@@ -82,8 +82,8 @@ absl::StatusOr<std::filesystem::path> resolve_command(std::string_view command,
 // Serialisations used by the queue (TOML, round-trips through parse_job_spec) and the journal.
 std::string job_spec_to_toml(const JobSpec& spec);
 nlohmann::json job_spec_to_json(const JobSpec& spec);
-// InvalidArgument for a field of the wrong type (a count must be an integer within range) and for
-// a spec parse_job_spec would refuse (the field named).
+// The JSON is read by the same rules as a TOML spec: InvalidArgument "job spec: field '<name>':
+// <what>" for whatever parse_job_spec would refuse, and for a value TOML cannot hold (null).
 absl::StatusOr<JobSpec> job_spec_from_json(const nlohmann::json& j);
 
 }  // namespace elastic::rt

@@ -1,6 +1,6 @@
-// Integers read from the runtime's JSON records (the journal and the job specs in it,
-// status.json). nlohmann's get<int>() converts any number: a float out of int's range is undefined
-// behaviour, 2.5 becomes 2, 2^32 wraps. These take only an integer within the type's range and
+// Integers read from the runtime's JSON records (the journal, status.json). nlohmann's get<int>()
+// converts any number: a float out of int's range is undefined behaviour, 2.5 becomes 2, 2^32
+// wraps. These take only an integer within the type's range and
 // otherwise throw nlohmann::json::type_error, as get<>() does for a value of the wrong type, so
 // that the readers' existing handlers turn it into an error naming the record.
 #pragma once
@@ -10,7 +10,6 @@
 #include <limits>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -45,20 +44,6 @@ template <std::integral T>
 T json_integer_or(const nlohmann::json& object, std::string_view key, T fallback) {
   const auto it = object.find(key);
   return it == object.end() ? fallback : json_integer<T>(*it, key);
-}
-
-// The array `array`, the JSON field `field`, as Ts.
-template <std::integral T>
-std::vector<T> json_integers(const nlohmann::json& array, std::string_view field) {
-  if (!array.is_array()) {
-    throw nlohmann::json::type_error::create(
-        302, fmt::format("field '{}': expected an array of integers, got {}", field, array.dump()),
-        &array);
-  }
-  std::vector<T> out;
-  out.reserve(array.size());
-  for (const nlohmann::json& v : array) out.push_back(json_integer<T>(v, field));
-  return out;
 }
 
 }  // namespace elastic::rt
