@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/collectives/fusion.h"
 #include "timing.h"
@@ -32,9 +33,18 @@ void check(const absl::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const std::size_t max_bytes =
-      argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t{256} << 20);
+  std::size_t max_bytes = std::size_t{256} << 20;
+  std::size_t min_bytes = 1024;
+  CLI::App app{
+      "Allreduce of elastic::coll (MPI backend) against raw MPI_Allreduce, and tensor "
+      "fusion against one allreduce per tensor (run under mpirun)"};
+  app.add_option("max_bytes", max_bytes, "The largest message (sizes go up x4)")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("min_bytes", min_bytes, "The smallest message")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
   auto comm_or = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kMpi);
   check(comm_or.status());
   coll::Communicator& comm = **comm_or;
@@ -47,8 +57,7 @@ int main(int argc, char** argv) {
     std::printf("%10s %12s %12s %10s %10s %7s\n", "bytes", "raw_us", "elastic_us", "raw_GB/s",
                 "el_GB/s", "ratio");
   }
-  for (std::size_t bytes = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1024;
-       bytes <= max_bytes; bytes *= 4) {
+  for (std::size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     const std::size_t n = bytes / 4;
     std::vector<float> a(n, 1.0f), b(n, 1.0f);
     const int samples =

@@ -13,6 +13,7 @@
 
 #include "../collectives/timing.h"
 #include "../collectives/world.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/torch/tensor_view.h"
 #include "gloo_group.h"
@@ -20,9 +21,14 @@
 namespace coll = elastic::coll;
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const std::size_t max_bytes =
-      argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t{64} << 20);
+  std::size_t max_bytes = std::size_t{64} << 20;
+  CLI::App app{
+      "Allreduce of LibTorch tensors: elastic::coll against c10d::ProcessGroupGloo "
+      "(run under mpirun)"};
+  app.add_option("max_bytes", max_bytes, "The largest tensor (from 1 KiB, x4)")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
   ::torch::set_num_threads(1);
   auto comm = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kMpi);
   if (!comm.ok()) {

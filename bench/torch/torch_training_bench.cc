@@ -13,6 +13,7 @@
 #include "../collectives/timing.h"
 #include "../collectives/world.h"
 #include "cnn.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "elastic/torch/gradient_reducer.h"
 #include "gloo_group.h"
@@ -21,9 +22,18 @@ namespace coll = elastic::coll;
 namespace ex = elastic::examples;
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 30;
-  const std::int64_t channels = argc > 2 ? std::atoll(argv[2]) : 32;
+  int steps = 30;
+  std::int64_t channels = 32;
+  CLI::App app{
+      "Example 04's training step in samples/s, gradients averaged by elastic::torch "
+      "against c10d::ProcessGroupGloo (run under mpirun)"};
+  app.add_option("steps", steps, "Timed steps of each")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("channels", channels, "The CNN's channels")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
   constexpr std::int64_t kBatch = 64;
   ::torch::set_num_threads(1);
   auto comm = coll::create_communicator(MPI_COMM_WORLD, coll::Backend::kMpi);

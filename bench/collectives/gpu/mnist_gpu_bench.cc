@@ -43,9 +43,18 @@ void check(const absl::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const int steps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 400;
-  const std::string data_dir = argc > 2 ? argv[2] : ex::kFashionMnistDir;
+  int steps = 400;
+  std::string data_dir = ex::kFashionMnistDir;
+  CLI::App app{
+      "Fashion-MNIST samples/s of example 03's GPU MLP: compute alone against the full "
+      "data-parallel step (run under mpirun; exits 77 without a CUDA device)"};
+  app.add_option("steps", steps, "Steps, in 5 timed blocks")
+      ->check(CLI::Range(5, 1 << 30))
+      ->capture_default_str();
+  app.add_option("data_dir", data_dir, "The Fashion-MNIST IDX files")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
 
   if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
   // Built first: the factory selects this rank's GPU, where the model then lives.

@@ -19,6 +19,7 @@
 
 #include "../timing.h"
 #include "../world.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "require_gpu.h"
 
@@ -42,11 +43,22 @@ void check_nccl(ncclResult_t rc, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const std::size_t max_mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
-  const int samples = argc > 2 ? std::atoi(argv[2]) : 30;
-  const std::size_t min_kib =
-      argc > 3 ? std::max<std::size_t>(1, std::strtoull(argv[3], nullptr, 10)) : 1;
+  std::size_t max_mib = 256;
+  int samples = 30;
+  std::size_t min_kib = 1;
+  CLI::App app{
+      "elastic::coll's NCCL allreduce against ncclAllReduce called directly (run under "
+      "mpirun; exits 77 without a CUDA device)"};
+  app.add_option("max_MiB", max_mib, "The largest message")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("samples", samples, "Samples per size")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  app.add_option("min_KiB", min_kib, "The smallest message")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
 
   if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../world.h"
+#include "elastic/cli/number_checks.h"
 #include "elastic/collectives/factory.h"
 #include "require_gpu.h"
 
@@ -101,8 +102,14 @@ void report(int rank, const char* what, int from, int to, double create_s, doubl
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv);
-  const int samples = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10;
+  int samples = 10;
+  CLI::App app{
+      "A new NCCL communicator against ncclCommShrink of the old one (run under mpirun "
+      "--with-ft ulfm; exits 77 without a CUDA device)"};
+  app.add_option("samples", samples, "Samples per case")
+      ->check(elastic::cli::positive())
+      ->capture_default_str();
+  const auto [rank, size] = elastic::bench::start_mpi(&argc, &argv, app);
   if (!elastic::bench::require_gpu_or_finalize(rank)) return 77;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   float* dev = nullptr;

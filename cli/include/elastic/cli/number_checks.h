@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "CLI/Validators.hpp"
+#include "CLI/CLI.hpp"
 
 namespace elastic::cli {
 namespace detail {
