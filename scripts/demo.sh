@@ -27,9 +27,10 @@
 # summary adds the main queue's side: jobs started, their waits, the idle node-seconds the elastic
 # jobs filled, and how many preempted holders the runtime released within their wait.
 #
-# Knobs (environment): ELASTIC_BUILD_DIR (default build/default, the "default" preset),
-# DEMO_STATE (state dir; default out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace
-# offset in s; 51743 = 14 h 22 min in, where the 8 busiest nodes churn between 2 and 8 idle),
+# Knobs (environment; a relative path is taken from where the demo was started): ELASTIC_BUILD_DIR
+# (default build/default, the "default" preset), DEMO_STATE (state dir; default
+# out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace offset in s; 51743 = 14 h 22 min
+# in, where the 8 busiest nodes churn between 2 and 8 idle),
 # DEMO_TRACE_WINDOW (3700 trace s), DEMO_SPEED (25 trace s per wall s, so the window lasts about
 # 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
 # DEMO_REFRESH (5 s), DEMO_ELASTICD_ARGS (more elasticd options, split at spaces, e.g.
@@ -40,6 +41,9 @@
 # remote daemon"; patches 0012-0014 fix both ways a daemon is lost during a spawn, each tested by
 # an e2e case, and the window re-run on 2026-11-28 ended with exit 0 (1 run, docs/slurm.md).
 set -euo pipefail
+CALLER=$PWD
+# A path a knob gives, relative to where the demo was started (it runs from the repository root).
+from_caller() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$CALLER/$1" ;; esac; }
 cd "$(dirname "$0")/.."
 SLURM_MODE=0
 case "${1:-}" in
@@ -60,7 +64,7 @@ SPEED=${DEMO_SPEED:-25}
 TIMEOUT=${DEMO_TIMEOUT:-480}
 REFRESH=${DEMO_REFRESH:-5}
 JOBS=(fmnist-small fmnist-base fmnist-wide)
-MAIN_LOG=${DEMO_MAIN_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}
+MAIN_LOG=$(from_caller "${DEMO_MAIN_LOG:-$ROOT/../shared/data/swf/CTC-SP2-1996-3.1-cln.swf.gz}")
 MAIN_START=${DEMO_MAIN_START:-864000}
 MAIN_SPEED=${DEMO_MAIN_SPEED:-12}
 MAIN_MINUTES=${DEMO_MAIN_MINUTES:-3}
@@ -73,7 +77,7 @@ export MPI_HOME
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 command -v python3 > /dev/null || die "python3 is needed for the summary (apt-get install python3)"
 
-BUILD=${ELASTIC_BUILD_DIR:-$ROOT/build/default}
+BUILD=$(from_caller "${ELASTIC_BUILD_DIR:-$ROOT/build/default}")
 mkdir -p "$ROOT/out/demo"
 BUILD_LOG=$ROOT/out/demo/build.log
 say "configuring (log: $BUILD_LOG)"
@@ -145,7 +149,7 @@ if [ "$SLURM_MODE" = 1 ]; then
   say "starting Slurm on the box (box.sh slurm-up: slurmctld on h0, slurmd on h1..h$NODES)"
   "$BOX" slurm-up || die "box.sh slurm-up failed (Slurm's logs: see its message above)"
 fi
-S=${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}
+S=$(from_caller "${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}")
 mkdir -p "$(dirname "$S")"
 mkdir -m 700 "$S" || die "cannot create the state dir $S (it must not exist yet)"
 mkdir -p "$S/demo"
