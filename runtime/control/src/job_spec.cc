@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
@@ -41,8 +42,14 @@ class ErrorSite {
 
 absl::StatusOr<std::string> get_string(const toml::node& n, std::string_view field,
                                        const ErrorSite& err) {
-  if (const auto* s = n.as_string()) return std::string(s->get());
-  return err.at(n.source(), field, "must be a string");
+  const auto* s = n.as_string();
+  if (s == nullptr) return err.at(n.source(), field, "must be a string");
+  // A program, its arguments and environment are C strings: a NUL would cut the string short
+  // where it is spawned, so "x\u0000y" would run x.
+  if (s->get().find('\0') != std::string::npos) {
+    return err.at(n.source(), field, "must not contain a NUL character (\\u0000)");
+  }
+  return std::string(s->get());
 }
 
 absl::StatusOr<std::int64_t> get_int(const toml::node& n, std::string_view field,
@@ -219,8 +226,10 @@ absl::StatusOr<JobSpec> spec_from_table(const toml::table& doc, const ErrorSite&
       const auto* t = value.as_table();
       if (t == nullptr) return err.at(value.source(), field, "must be a table of strings");
       for (auto&& [k, v] : *t) {
-        const std::string f = fmt::format("env.{}", k.str());
-        if (k.str().empty() || k.str().find('=') != std::string_view::npos) {
+        const std::string f =
+            fmt::format("env.{}", absl::CEscape(absl::string_view(k.str().data(), k.str().size())));
+        if (k.str().empty() ||
+            k.str().find_first_of(std::string_view("=\0", 2)) != std::string_view::npos) {
           return err.at(k.source(), f, "is not a valid environment variable name");
         }
         absl::StatusOr<std::string> s = get_string(v, f, err);

@@ -143,6 +143,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "field 'scaling.nodes': node counts must be strictly increasing"},
         BadSpec{"BadId", "id = \"../etc\"\ncommand = \"t\"\n", "bad.toml:1:6: field 'id'"},
         BadSpec{"EnvNotString", "command = \"t\"\n[env]\nX = 1\n", "bad.toml:3:5: field 'env.X'"},
+        BadSpec{"NulInCommand", "command = \"t\\u0000x\"\n",
+                "bad.toml:1:11: field 'command': must not contain a NUL character"},
+        BadSpec{"NulInArg", "command = \"t\"\nargs = [\"a\", \"b\\u0000\"]\n",
+                "field 'args[1]': must not contain a NUL character"},
+        BadSpec{"NulInEnvName", "command = \"t\"\n[env]\n\"X\\u0000\" = \"1\"\n",
+                "bad.toml:3:1: field 'env.X\\000': is not a valid environment variable name"},
+        BadSpec{"NulInEnvValue", "command = \"t\"\n[env]\nX = \"\\u0000\"\n",
+                "bad.toml:3:5: field 'env.X': must not contain a NUL character"},
         BadSpec{"Syntax", "command = \"t\nmin_nodes = 1\n", "bad.toml:1:"}),
     [](const auto& p) { return std::string(p.param.name); });
 

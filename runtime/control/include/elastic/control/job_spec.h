@@ -65,7 +65,7 @@ struct JobSpec {
 // Parses and validates a job spec. Errors are InvalidArgument and read
 // "<source>:<line>:<col>: field '<name>': <what>" (line/col omitted when toml++ has none, e.g. a
 // missing field). Unknown keys, wrong types, negative values, min_nodes > max_nodes, a missing
-// command and malformed tables are all errors. The command is NOT looked up here.
+// command, a NUL character in a string and malformed tables are all errors. The command is NOT looked up here.
 absl::StatusOr<JobSpec> parse_job_spec(std::string_view text, std::string_view source = "<job>");
 absl::StatusOr<JobSpec> read_job_spec(const std::filesystem::path& path);
 
