@@ -117,6 +117,32 @@ TEST_F(TempDir, PlainCsvLoadsLikeTheGzip) {
   }
 }
 
+// Tsub is UTC, with ' ' or 'T' between date and time; leap days exist only in leap years.
+TEST_F(TempDir, SubmitTimesAreUtcAndDatesMustExist) {
+  const std::string tables = ",\"[0, 1]\",\"[0, 5]\",\"[0, 1]\"\n";
+  const std::string good = write("good.csv", kHeader + "A,1,1,1,1,1,2020-02-29 23:59:59" + tables +
+                                                 "B,1,1,1,1,1,2000-02-29T00:00:00" + tables +
+                                                 "C,1,1,1,1,1,1970-01-01 00:00:00" + tables +
+                                                 "D,1,1,1,1,1,2021-12-31 12:34:56" + tables);
+  auto jobs = load_workload_csv(good);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 4u);
+  EXPECT_EQ((*jobs)[0].submit_unix, utc(2020, 2, 29, 23, 59, 59));
+  EXPECT_EQ((*jobs)[1].submit_unix, utc(2000, 2, 29, 0, 0, 0));
+  EXPECT_EQ((*jobs)[2].submit_unix, 0.0);
+  EXPECT_EQ((*jobs)[3].submit_unix, utc(2021, 12, 31, 12, 34, 56));
+
+  for (const std::string bad : {"2021-02-29 00:00:00", "1900-02-29 00:00:00", "2021-13-01 00:00:00",
+                                "2021-04-31 00:00:00", "2021-01-01 24:00:00", "2021-01-01 00:60:00",
+                                "2021/01/01 00:00:00", "2021-01-01_00:00:00", "2021-01-01 00:00"}) {
+    const std::string path = write("bad.csv", kHeader + "A,1,1,1,1,1," + bad + tables);
+    jobs = load_workload_csv(path);
+    ASSERT_FALSE(jobs.ok()) << bad;
+    EXPECT_NE(jobs.status().message().find(path + ":2:13: Tsub: "), std::string::npos)
+        << jobs.status().message();
+  }
+}
+
 // Each corruption and the "file:line:column" plus field its message must carry.
 struct Corruption {
   std::string name;

@@ -3,12 +3,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
-#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
+#include "absl/time/time.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/traces/gz_line_reader.h"
 #include "fmt/format.h"
@@ -38,6 +37,8 @@ absl::Status error_at(const Where& where, std::string_view message) {
 }
 
 // RFC 4180 style: commas separate fields, a field may be quoted, "" inside quotes is a quote.
+// Split here rather than with libcsv (Debian's CSV library): every error points at the character
+// column of its field, which libcsv's field callbacks do not report.
 absl::StatusOr<std::vector<Field>> split_csv(std::string_view line, const std::string& path,
                                              std::size_t line_number) {
   std::vector<Field> fields;
@@ -146,46 +147,23 @@ absl::StatusOr<std::vector<double>> parse_list(const Field& field, const Where& 
   return values;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-// "YYYY-MM-DD HH:MM:SS" (or with 'T'), UTC -> unix seconds.
+// "YYYY-MM-DD HH:MM:SS" (or with 'T'), UTC -> unix seconds. absl::ParseTime refuses a date that
+// does not exist (2021-02-30) rather than rolling it into the next month.
 absl::StatusOr<double> parse_utc(std::string_view text, const Where& where) {
   const std::string_view t = trim(text);
-  auto digits = [&](std::size_t pos, std::size_t len) -> std::optional<int> {
-    if (pos + len > t.size()) return std::nullopt;
-    int v = 0;
-    for (std::size_t i = pos; i < pos + len; ++i) {
-      if (t[i] < '0' || t[i] > '9') return std::nullopt;
-      v = v * 10 + (t[i] - '0');
-    }
-    return v;
-  };
-  const auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
-  const auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
-  const bool shape_ok = t.size() == 19 && t[4] == '-' && t[7] == '-' &&
-                        (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':';
-  if (!shape_ok || !year || !month || !day || !hour || !minute || !second) {
+  const bool shape_ok = t.size() == 19 && (t[10] == ' ' || t[10] == 'T');
+  absl::Time time;
+  std::string why;
+  if (!shape_ok) {
     return error_at(where, fmt::format("expected a UTC time 'YYYY-MM-DD HH:MM:SS', got '{}'",
                                        alloc::echo_token(t)));
   }
-  constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
-  if (*month < 1 || *month > 12 || *day < 1 ||
-      *day > kDays[static_cast<std::size_t>(*month - 1)] - (*month == 2 && !leap ? 1 : 0) ||
-      *hour > 23 || *minute > 59 || *second > 60) {
-    return error_at(where, fmt::format("not a valid date-time: '{}'", t));
+  const char* format = t[10] == 'T' ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S";
+  if (!absl::ParseTime(format, absl::string_view(t.data(), t.size()), absl::UTCTimeZone(), &time,
+                       &why)) {
+    return error_at(where, fmt::format("not a valid date-time: '{}' ({})", t, why));
   }
-  const std::int64_t days =
-      days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  return static_cast<double>(days * 86400 + *hour * 3600 + *minute * 60 + *second);
+  return static_cast<double>(absl::ToUnixSeconds(time));
 }
 
 // One table column (Ps or Os) against the node counts Ns.
