@@ -8,15 +8,18 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <random>
-#include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "elastic/allocator/count_model.h"
 #include "elastic/allocator/solver_table.h"
 
@@ -39,42 +42,66 @@ constexpr Size kSizes[] = {{10, 64}, {10, 256}, {10, 1024}, {100, 4734}, {1000, 
 
 struct Profile {
   std::string model;
+  int first_line = 0;
   std::vector<int> counts;
   std::vector<double> throughput;
+  PiecewiseLinear table;  // counts -> throughput, once every row is read
 };
 
-// model,nodes,throughput_Ps,speedup_Os; rows of one model are contiguous and increasing.
+// model,nodes,throughput_Ps,speedup_Os; rows of one model are contiguous and increasing (checked
+// where the tables are built). A bad line exits 2 naming the file, line and field.
 std::vector<Profile> load_profiles(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "%s: cannot open the scalability profiles\n", path.c_str());
     std::exit(2);
   }
+  auto fail = [&](int line_no, const std::string& what) {
+    std::fprintf(stderr, "%s:%d: %s\n", path.c_str(), line_no, what.c_str());
+    std::exit(2);
+  };
   std::vector<Profile> profiles;
+  std::set<std::string> finished;  // models whose rows have ended
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    if (line_no == 1 || line.empty()) continue;
-    std::stringstream row(line);
-    std::string model;
-    std::string nodes;
-    std::string ps;
-    std::getline(row, model, ',');
-    std::getline(row, nodes, ',');
-    std::getline(row, ps, ',');
-    try {
-      if (profiles.empty() || profiles.back().model != model) profiles.push_back({model, {}, {}});
-      profiles.back().counts.push_back(std::stoi(nodes));
-      profiles.back().throughput.push_back(std::stod(ps));
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "%s:%d: bad nodes or throughput_Ps field\n", path.c_str(), line_no);
-      std::exit(2);
+    const std::vector<std::string> fields = absl::StrSplit(line, ',');
+    if (line_no == 1) {
+      if (fields.size() < 3 || fields[0] != "model" || fields[1] != "nodes" ||
+          fields[2] != "throughput_Ps") {
+        fail(line_no, "expected the header model,nodes,throughput_Ps,...");
+      }
+      continue;
     }
+    if (line.empty()) continue;
+    if (fields.size() < 3) fail(line_no, "expected model,nodes,throughput_Ps,...");
+    int nodes = 0;
+    double ps = 0.0;
+    if (!absl::SimpleAtoi(fields[1], &nodes) || nodes < 0) {
+      fail(line_no, "nodes: not a node count: '" + fields[1] + "'");
+    }
+    if (!absl::SimpleAtod(fields[2], &ps) || !std::isfinite(ps) || ps < 0) {
+      fail(line_no, "throughput_Ps: not a rate >= 0: '" + fields[2] + "'");
+    }
+    const std::string& model = fields[0];
+    if (profiles.empty() || profiles.back().model != model) {
+      if (!profiles.empty()) finished.insert(profiles.back().model);
+      if (finished.count(model) != 0) fail(line_no, "model: rows of '" + model + "' are split");
+      profiles.push_back({model, line_no, {}, {}, {}});
+    }
+    profiles.back().counts.push_back(nodes);
+    profiles.back().throughput.push_back(ps);
   }
   if (profiles.empty()) {
     std::fprintf(stderr, "%s: no profiles\n", path.c_str());
     std::exit(2);
+  }
+  for (Profile& p : profiles) {
+    absl::StatusOr<PiecewiseLinear> table =
+        PiecewiseLinear::create(p.counts, p.throughput, p.model);
+    if (!table.ok()) fail(p.first_line, std::string(table.status().message()));
+    p.table = *std::move(table);
   }
   return profiles;
 }
@@ -92,7 +119,7 @@ CountModel build_instance(const std::vector<Profile>& profiles, Size size) {
     const Profile& p =
         profiles[static_cast<std::size_t>(uniform(0, static_cast<int>(profiles.size()) - 1))];
     CountJob job;
-    job.value = *PiecewiseLinear::create(p.counts, p.throughput, p.model);
+    job.value = p.table;
     job.lo = uniform(1, 2);
     job.hi = std::min(size.nodes,
                       std::vector<int>{16, 32, 64, 128}[static_cast<std::size_t>(uniform(0, 3))]);
