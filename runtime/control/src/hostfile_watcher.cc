@@ -12,20 +12,6 @@
 #include "fmt/format.h"
 
 namespace elastic::rt {
-namespace {
-
-// FNV-1a: cheap, and only has to tell two versions of a small text file apart.
-std::uint64_t fnv1a(std::string_view data) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (char c : data) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-}  // namespace
-
 HostfileWatcher::HostfileWatcher(std::filesystem::path path, HostfileWatcherOptions options)
     : path_(std::move(path)), options_(options) {}
 
@@ -49,8 +35,9 @@ absl::StatusOr<std::unique_ptr<HostfileWatcher>> HostfileWatcher::create(
   if (!options.force_polling) {
     const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (fd >= 0) {
-      if (::inotify_add_watch(fd, dir.c_str(),
-                              IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM) >= 0) {
+      if (::inotify_add_watch(
+              fd, dir.c_str(),
+              IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_DELETE | IN_MOVED_FROM) >= 0) {
         w->inotify_fd_ = fd;
       } else {
         ::close(fd);  // e.g. out of watches: fall back to polling
@@ -75,30 +62,33 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
                                                was_seen ? "; keeping the last good version" : ""));
     return u;
   }
-  const std::int64_t mtime_ns =
-      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  const auto size = static_cast<std::uintmax_t>(st.st_size);
-  // The content hash decides, not the stat: an in-place rewrite of the same size within one
-  // timestamp tick would fool mtime+size, and hostfiles are small enough to hash every poll.
+  // The content decides, not the stat: an in-place rewrite of the same size within one timestamp
+  // tick would fool mtime+size, and hostfiles are small enough to read every poll.
   absl::StatusOr<std::string> text = read_file(path_);
+  // An event tells of the past: a writer may have opened the file again since it closed it. What
+  // arrived while we read decides: another finished write is read again; a write in progress
+  // makes this look a poll's (taken only if the next look agrees).
+  while (complete && text.ok() && inotify_fd_ >= 0) {
+    const FileEvent since = drain_inotify(0);
+    if (since == FileEvent::kNone) break;
+    if (since == FileEvent::kChanging) complete = false;
+    if (since == FileEvent::kDone) text = read_file(path_);
+  }
   if (!text.ok()) return std::nullopt;  // vanished between stat and read: next event or poll
   absence_reported_ = false;
-  const std::uint64_t hash = fnv1a(*text);
-  if (seen_exists_ && hash == seen_hash_) {
-    pending_hash_.reset();
+  if (seen_exists_ && *text == seen_text_) {
+    pending_text_.reset();
     return std::nullopt;
   }
   // A poll may catch an in-place rewrite half-done (even truncated to nothing). Unless an event
   // said the writer is done, a new version must look the same on two consecutive checks.
-  if (!complete && pending_hash_ != hash) {
-    pending_hash_ = hash;
+  if (!complete && pending_text_ != *text) {
+    pending_text_ = *text;
     return std::nullopt;
   }
-  pending_hash_.reset();
+  pending_text_.reset();
   seen_exists_ = true;
-  seen_mtime_ns_ = mtime_ns;
-  seen_size_ = size;
-  seen_hash_ = hash;
+  seen_text_ = *text;
   absl::StatusOr<std::vector<HostEntry>> parsed = parse_hostfile(*text, path_.string());
   if (!parsed.ok()) {
     HostfileUpdate u;
@@ -112,11 +102,11 @@ std::optional<HostfileUpdate> HostfileWatcher::check_now(bool complete) {
   return u;
 }
 
-bool HostfileWatcher::drain_inotify(int timeout_ms) {
+HostfileWatcher::FileEvent HostfileWatcher::drain_inotify(int timeout_ms) {
   pollfd pfd{inotify_fd_, POLLIN, 0};
   int rc = ::poll(&pfd, 1, timeout_ms);
-  if (rc <= 0) return false;
-  bool ours = false;
+  if (rc <= 0) return FileEvent::kNone;
+  FileEvent last = FileEvent::kNone;
   const std::string name = path_.filename().string();
   alignas(inotify_event) char buf[16384];
   for (;;) {
@@ -127,13 +117,15 @@ bool HostfileWatcher::drain_inotify(int timeout_ms) {
       std::memcpy(&ev, buf + off, sizeof(ev));
       if (ev.len > 0) {
         const char* ev_name = buf + off + static_cast<ssize_t>(sizeof(inotify_event));
-        if (name == ev_name) ours = true;
+        if (name == ev_name) {
+          last = ev.mask & IN_MODIFY ? FileEvent::kChanging : FileEvent::kDone;
+        }
       }
-      if (ev.mask & IN_Q_OVERFLOW) ours = true;  // lost events: just look
+      if (ev.mask & IN_Q_OVERFLOW) last = FileEvent::kChanging;  // lost events: look twice
       off += static_cast<ssize_t>(sizeof(inotify_event) + ev.len);
     }
   }
-  return ours;
+  return last;
 }
 
 std::optional<HostfileUpdate> HostfileWatcher::wait(std::chrono::milliseconds timeout) {
@@ -150,7 +142,8 @@ std::optional<HostfileUpdate> HostfileWatcher::wait(std::chrono::milliseconds ti
     // Round up so we never spin on a sub-millisecond remainder.
     const int wait_ms = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
     if (inotify_fd_ >= 0) {
-      if (drain_inotify(Clock::now() >= deadline ? 0 : wait_ms)) {
+      // A write in progress waits for its close (or the poll); a finished one is read now.
+      if (drain_inotify(Clock::now() >= deadline ? 0 : wait_ms) == FileEvent::kDone) {
         if (auto u = check_now(/*complete=*/true)) return u;
       }
     } else if (Clock::now() < deadline) {

@@ -179,8 +179,9 @@ absl::Status apply_journal_record(const nlohmann::json& r, std::vector<JobRecord
 
 namespace {
 
-// What scan() does with a line it cannot apply: (line number, the line, whether it is the last
-// one, why). An error stops the scan and is returned.
+// What scan() does with a line it cannot apply: (line number, the line, whether it is torn: the
+// last line, without its newline or not JSON, as a write cut short leaves it; why). An error stops
+// the scan and is returned.
 using BadLine =
     std::function<absl::Status(std::size_t, std::string_view, bool, const std::string&)>;
 
@@ -202,6 +203,7 @@ absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay&
     const bool complete = nl != std::string_view::npos;
     absl::Status applied;
     nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const bool torn = last && (!complete || record.is_discarded());
     if (!complete || record.is_discarded()) {
       applied = absl::InvalidArgumentError(complete ? "not valid JSON" : "incomplete line");
     } else if (duplicates_are_bad && creates_job(record) && record.contains("job") &&
@@ -219,7 +221,7 @@ absl::Status scan(std::string_view text, bool duplicates_are_bad, JournalReplay&
       ++out.records;
       out.valid_bytes = next;
       if (good != nullptr) good->append(text.data() + pos, next - pos);
-    } else if (absl::Status s = bad(line_no, line, last, std::string(applied.message())); !s.ok()) {
+    } else if (absl::Status s = bad(line_no, line, torn, std::string(applied.message())); !s.ok()) {
       return s;
     }
     pos = next;
@@ -240,8 +242,8 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
   if (!text.ok()) return text.status();
   absl::Status s =
       scan(*text, /*duplicates_are_bad=*/false, out, nullptr,
-           [&](std::size_t line_no, std::string_view, bool last, const std::string& why) {
-             if (!last) {
+           [&](std::size_t line_no, std::string_view line, bool torn, const std::string& why) {
+             if (!torn) {
                return absl::DataLossError(
                    fmt::format("{}:{}: bad journal record ({}); refusing to guess (`elastic "
                                "journal check` lists every bad line, `elastic journal salvage` "
@@ -249,6 +251,7 @@ absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path) 
                                path.string(), line_no, why));
              }
              out.torn_tail = true;
+             out.torn = {line_no, why, std::string(line)};
              out.warnings.push_back(
                  fmt::format("{}:{}: torn last record dropped ({})", path.string(), line_no, why));
              return absl::OkStatus();
@@ -272,15 +275,40 @@ absl::StatusOr<JournalCheck> check_journal(const std::filesystem::path& path) {
   return out;
 }
 
+std::filesystem::path bad_lines_path(const std::filesystem::path& journal) {
+  return std::filesystem::path(journal.string() + ".bad");
+}
+
+absl::Status set_aside(const std::filesystem::path& journal,
+                       const std::vector<BadJournalLine>& lines) {
+  const std::filesystem::path side = bad_lines_path(journal);
+  absl::StatusOr<std::string> kept = read_file(side);
+  if (!kept.ok() && !absl::IsNotFound(kept.status())) return kept.status();
+  std::string text = kept.ok() ? *std::move(kept) : std::string();
+  for (const BadJournalLine& b : lines) {
+    text += fmt::format("# {}:{}: {}\n{}\n", journal.string(), b.line, b.reason, b.text);
+  }
+  return write_file_atomic(side, text, 0600);
+}
+
 // --- Journal ----------------------------------------------------------------------------------
 
 absl::StatusOr<Journal> Journal::open(const std::filesystem::path& path, JournalReplay* replay) {
   absl::StatusOr<JournalReplay> r = replay_journal(path);
   if (!r.ok()) return r.status();
+  // The torn tail is kept beside the journal before it is cut off.
+  if (r->torn_tail) {
+    if (absl::Status s = set_aside(path, {r->torn}); !s.ok()) return s;
+  }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::InternalError(
         fmt::format("cannot open journal {}: {}", path.string(), std::strerror(errno)));
+  }
+  // A journal just created is only there after a crash once its directory entry is.
+  if (absl::Status s = sync_directory(path); !s.ok()) {
+    ::close(fd);
+    return s;
   }
   // Cut a torn tail so the next record starts on a line of its own.
   if (::ftruncate(fd, static_cast<off_t>(r->valid_bytes)) != 0 || ::fsync(fd) != 0 ||
@@ -328,20 +356,34 @@ absl::Status Journal::append(std::string_view event, std::string_view job,
   }
   // One write() for the whole line keeps records whole even if another writer slipped in.
   const std::string line = r.dump() + "\n";
+  const off_t start = ::lseek(fd_, 0, SEEK_CUR);
+  if (start < 0) {
+    return absl::InternalError(
+        fmt::format("journal {}: lseek: {}", path_.string(), std::strerror(errno)));
+  }
+  // A part of the line written before an error is cut off again: the next record must not be
+  // glued onto it, and the file must not say what the in-memory view does not.
+  auto undo = [&](std::string_view what) {
+    const int err = errno;
+    if (::ftruncate(fd_, start) != 0 || ::lseek(fd_, start, SEEK_SET) < 0) {
+      return absl::InternalError(
+          fmt::format("journal {}: {}: {}; cutting the partial record "
+                      "off failed too: {}",
+                      path_.string(), what, std::strerror(err), std::strerror(errno)));
+    }
+    return absl::InternalError(
+        fmt::format("journal {}: {}: {}", path_.string(), what, std::strerror(err)));
+  };
   std::size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::InternalError(
-          fmt::format("journal {}: write: {}", path_.string(), std::strerror(errno)));
+      return undo("write");
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fdatasync(fd_) != 0) {
-    return absl::InternalError(
-        fmt::format("journal {}: fdatasync: {}", path_.string(), std::strerror(errno)));
-  }
+  if (::fdatasync(fd_) != 0) return undo("fdatasync");
   ++records_;
   (void)apply_journal_record(r, jobs_);  // as a replay would: a record that fails changes nothing
   return absl::OkStatus();

@@ -170,11 +170,12 @@ absl::StatusOr<std::string> JobQueue::submit(JobSpec spec) const {
   if (spec.id.empty()) spec.id = generate_job_id();
   if (absl::Status s = validate_job_id(spec.id); !s.ok()) return s;
   const fs::path path = dir_ / (spec.id + ".toml");
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
+  // Created with link(): of two submits of one id at the same moment, one is refused.
+  absl::Status s = create_file_atomic(path, job_spec_to_toml(spec), 0600);
+  if (absl::IsAlreadyExists(s)) {
     return absl::AlreadyExistsError(fmt::format("job '{}' is already queued", spec.id));
   }
-  if (absl::Status s = write_file_atomic(path, job_spec_to_toml(spec), 0600); !s.ok()) return s;
+  if (!s.ok()) return s;
   return spec.id;
 }
 

@@ -79,6 +79,7 @@ absl::StatusOr<StatusSnapshot> gather_status(const StateDir& dir, bool* daemon_r
   };
   absl::StatusOr<JournalReplay> journal = replay_journal(dir.journal_path());
   if (!journal.ok()) return journal.status();
+  for (const std::string& w : journal->warnings) std::cerr << "elastic: warning: " << w << "\n";
   for (const JobRecord& r : journal->jobs) {
     if (listed(r.spec.id)) continue;
     JobStatus j;

@@ -64,7 +64,7 @@ void Daemon::finish_job(Job& job, JobState state, const std::string& reason) {
     default:
       break;
   }
-  if (!st.ok()) say(fmt::format("journal: {}", msg(st)));
+  say_journal_error(st);
   job.rec.state = state;
   job.rec.reason = reason;
   job.rec.samples_done = samples;
@@ -91,7 +91,7 @@ void Daemon::requeue(Job& job, const std::string& why) {
   job.rec.nodes.clear();
   job.rec.ranks = 0;
   job.samples_per_s = 0;
-  (void)journal_.requeued(job.rec.spec.id, why, job.rec.samples_done);
+  say_journal_error(journal_.requeued(job.rec.spec.id, why, job.rec.samples_done));
   log("job_requeued", {{"job", job.rec.spec.id}, {"reason", why}});
 }
 
@@ -112,7 +112,8 @@ void Daemon::poll_jobs() {
                             {"generation", job.group->generation()},
                             {"ms", job.group->repair_ms()}});
       if (job.group->active()) {
-        (void)journal_.rescaled(job.rec.spec.id, job.group->nodes(), job.group->ranks(), "failure");
+        say_journal_error(
+            journal_.rescaled(job.rec.spec.id, job.group->nodes(), job.group->ranks(), "failure"));
       }
       dirty_ = true;
     }
@@ -225,7 +226,7 @@ void Daemon::start_job(Job& job, const std::vector<std::string>& nodes) {
   job.rec.started_at = unix_now();
   job.rec.nodes = job.group->nodes();
   job.rec.ranks = job.group->ranks();
-  (void)journal_.started(spec.id, job.rec.nodes, job.rec.ranks);
+  say_journal_error(journal_.started(spec.id, job.rec.nodes, job.rec.ranks));
   log("job_started", {{"job", spec.id},
                       {"nodes", job.rec.nodes},
                       {"ranks", job.rec.ranks},
@@ -350,7 +351,7 @@ void Daemon::carry_out(Job& job, const PlanAction& action) {
         retry_delay_ = {};
       }
       if (job.group->active()) {
-        (void)journal_.rescaled(id, job.group->nodes(), job.group->ranks(), verb);
+        say_journal_error(journal_.rescaled(id, job.group->nodes(), job.group->ranks(), verb));
       }
       nlohmann::json details = {{"job", id},
                                 {grow ? "added" : "released", action.nodes},

@@ -16,4 +16,9 @@ inline void say(const std::string& line) {
   std::fflush(stderr);
 }
 
+// A journal record that could not be written is said; the daemon goes on with what it knows.
+inline void say_journal_error(const absl::Status& s) {
+  if (!s.ok()) say("journal: " + msg(s));
+}
+
 }  // namespace elastic::rt

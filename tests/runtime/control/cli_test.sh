@@ -146,6 +146,12 @@ feed)
   expect_rc 2 "$elastic" feed slurm --input "$data/sinfo_malformed.txt" --hostfile "$tmp/hosts"
   contains "$err" "sinfo_malformed.txt:2:"
   cmp -s "$tmp/hosts" "$tmp/before" || fail "a bad input replaced the hostfile"
+  # A folder as the input is an error, not an empty listing (it wrote an empty hostfile: every
+  # node taken back).
+  mkdir -p "$tmp/a_folder"
+  expect_rc 1 "$elastic" feed slurm --input "$tmp/a_folder" --hostfile "$tmp/hosts"
+  contains "$err" "cannot read $tmp/a_folder: Is a directory"
+  cmp -s "$tmp/hosts" "$tmp/before" || fail "a folder as the input replaced the hostfile"
   expect_rc 0 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n1 idle 8"
   [ "$(cat "$tmp/hosts")" = "n1 slots=8" ] || fail "stdin feed"
   # Compressed node lists (sinfo without -N) are expanded; a bad one is named.
@@ -409,6 +415,10 @@ journal)
   contains "$out" "clean, 3 records, 2 jobs"
   expect_rc 0 "$elastic" status --json
   contains "$out" '"finished"'
+  # A torn last record (a crash mid-append) is dropped, and status says so.
+  printf '{"t": 6, "event": "cancelled", "jo' >>"$tmp/state/journal.jsonl"
+  expect_rc 0 "$elastic" status
+  contains "$err" "elastic: warning: $tmp/state/journal.jsonl:4: torn last record dropped (incomplete line)"
   expect_rc 2 "$elastic" journal repair
   expect_rc 2 "$elastic" --state-dir "$tmp/nowhere" journal check
   ;;

@@ -159,6 +159,41 @@ TEST_P(WatcherTest, StartupRules) {
   EXPECT_EQ(u->added[0].name, "n1");
 }
 
+// inotify only: a writer closes the file (the event is queued) and opens it again to rewrite it
+// in place before the watcher looks. The event is about the finished version; the file now holds
+// half of the next one, and a watcher that trusted the event took it (hosts b and c "removed").
+// The later write events say a writer is at it: nothing is taken until it closes the file.
+TEST(HostfileWatcher, AWriterBackAtItBeforeTheWatcherLooksIsNotTakenHalfDone) {
+  TempDir dir;
+  const auto path = dir / "granted.hosts";
+  write_text(path, "a slots=1\nb slots=1\nc slots=1\n");
+  HostfileWatcherOptions o;
+  o.poll_interval = std::chrono::milliseconds(3600s);
+  auto w = HostfileWatcher::create(path, o);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_FALSE((*w)->polling()) << "inotify is not available here";
+
+  write_text(path, "a slots=1\nb slots=1\nc slots=1\nd slots=1\n");  // done: IN_CLOSE_WRITE
+  std::FILE* f = std::fopen(path.c_str(), "w");                      // back at it
+  ASSERT_NE(f, nullptr);
+  std::fputs("a slots=1\n", f);
+  std::fflush(f);
+  const auto half = (*w)->wait(300ms);
+  EXPECT_FALSE(half.has_value()) << "took a half-written version: "
+                                 << (half ? half->removed.size() : 0) << " hosts removed";
+  EXPECT_EQ((*w)->hosts().size(), 3u);
+
+  std::fputs("b slots=1\nc slots=1\nd slots=1\ne slots=1\n", f);
+  std::fclose(f);
+  const auto done = (*w)->wait(kPatience);
+  ASSERT_TRUE(done.has_value());
+  ASSERT_TRUE(done->status.ok()) << done->status;
+  EXPECT_TRUE(done->removed.empty());
+  ASSERT_EQ(done->added.size(), 2u);
+  EXPECT_EQ(done->added[0].name, "d");
+  EXPECT_EQ(done->added[1].name, "e");
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, WatcherTest, ::testing::Values(false, true),
                          [](const auto& p) { return p.param ? "polling" : "inotify"; });
 

@@ -169,7 +169,9 @@ TEST(Journal, TornLastLineIsDroppedAndRepaired) {
     std::ifstream in(path, std::ios::binary);
     original.assign(std::istreambuf_iterator<char>(in), {});
   }
+  std::uintmax_t last_cut = 0;
   for (std::uintmax_t cut = before_last + 1; cut < full; cut += 7) {
+    last_cut = cut;
     testing::write_text(path, original);
     std::filesystem::resize_file(path, cut);
     const auto r = replay_journal(path);
@@ -187,6 +189,11 @@ TEST(Journal, TornLastLineIsDroppedAndRepaired) {
     EXPECT_EQ(size_of(path), before_last);
     ASSERT_TRUE(j->submitted(spec("d")).ok());
   }
+  // What was cut off is kept beside the journal, as salvage keeps bad lines.
+  const auto side = read_file(bad_lines_path(path));
+  ASSERT_TRUE(side.ok()) << side.status();
+  EXPECT_EQ(*side, path.string().insert(0, "# ") + ":3: incomplete line\n" +
+                       original.substr(before_last, last_cut - before_last) + "\n");
   const auto r = replay_journal(path);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->torn_tail);
@@ -218,6 +225,84 @@ TEST(Journal, CorruptMiddleLineIsDataLossNamingTheLine) {
   EXPECT_NE(std::string(r.status().message()).find("journal.jsonl:2:"), std::string::npos)
       << r.status();
   EXPECT_FALSE(Journal::open(path).ok());
+}
+
+// A last line that is whole (its newline written) but cannot be applied is not a torn write: it is
+// refused like a bad line anywhere else, and the file is left as it was (it used to be dropped as
+// torn and cut off the disk when the journal was opened).
+TEST(Journal, ABadCompleteLastLineIsRefusedNotCutOff) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok());
+    ASSERT_TRUE(j->submitted(spec("a")).ok());
+    ASSERT_TRUE(j->started("a", {"n1"}, 2).ok());
+  }
+  std::ofstream(path, std::ios::app) << R"({"t":3,"event":"finished","job":"a","samples_done":1.5})"
+                                     << "\n";
+  const auto before = read_file(path);
+  ASSERT_TRUE(before.ok());
+  const auto r = replay_journal(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(std::string(r.status().message()).find("journal.jsonl:3: bad journal record"),
+            std::string::npos)
+      << r.status();
+  EXPECT_FALSE(Journal::open(path).ok());
+  EXPECT_EQ(*read_file(path), *before);
+  EXPECT_FALSE(std::filesystem::exists(bad_lines_path(path)));
+}
+
+// The process may write no file past a limit (RLIMIT_FSIZE), as a full disk would stop it: a
+// write() past it fails with EFBIG once SIGXFSZ is ignored. Restores both on destruction.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) : old_handler_(signal(SIGXFSZ, SIG_IGN)) {
+    EXPECT_EQ(getrlimit(RLIMIT_FSIZE, &old_), 0);
+    rlimit small = old_;
+    small.rlim_cur = bytes;
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  }
+  ~FileSizeLimit() {
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &old_), 0);
+    signal(SIGXFSZ, old_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit old_{};
+  void (*old_handler_)(int);
+};
+
+// The fault: the disk fills part way through a record (the first write() stores 20 bytes of it,
+// the next fails). The partial record is cut off again, so the file holds what the journal
+// acknowledged and the next record starts on a line of its own (it used to be glued onto the
+// fragment: the next start refused the journal).
+TEST(Journal, AFailedAppendLeavesNoPartialRecord) {
+  TempDir dir;
+  const auto path = dir / "journal.jsonl";
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok());
+  ASSERT_TRUE(j->submitted(spec("a")).ok());
+  const auto before = read_file(path);
+  ASSERT_TRUE(before.ok());
+  absl::Status st;
+  {
+    FileSizeLimit limit(before->size() + 20);
+    st = j->submitted(spec("b"));
+  }
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("journal.jsonl: write: File too large"), std::string::npos) << st;
+  EXPECT_EQ(*read_file(path), *before);
+  ASSERT_TRUE(j->submitted(spec("c")).ok());
+  const auto r = replay_journal(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->torn_tail);
+  EXPECT_EQ(r->records, 2u);
+  ASSERT_EQ(r->jobs.size(), 2u);
+  EXPECT_EQ(r->jobs[1].spec.id, "c");
 }
 
 std::string slurp(const std::filesystem::path& p) {
@@ -430,8 +515,8 @@ TEST(JournalCompaction, WantedAtTwiceTheJobsAndTheFloor) {
   EXPECT_FALSE(j->wants_compaction(1));
 }
 
-// The fault: the compacted file cannot be written (the process may write no file past 1 KiB, as a
-// full disk would stop it). The old journal stays as it was and in use.
+// The fault: the compacted file cannot be written (no file past 1 KiB: FileSizeLimit). The old
+// journal stays as it was and in use.
 TEST(JournalCompaction, AFailedCompactionKeepsTheJournal) {
   TempDir dir;
   const auto path = dir / "journal.jsonl";
@@ -442,15 +527,11 @@ TEST(JournalCompaction, AFailedCompactionKeepsTheJournal) {
   ASSERT_TRUE(before.ok());
   ASSERT_GT(before->size(), 2048u);
 
-  rlimit old{};
-  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG
-  rlimit small = old;
-  small.rlim_cur = 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  const absl::Status st = j->compact();
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
-  signal(SIGXFSZ, old_handler);
+  absl::Status st;
+  {
+    FileSizeLimit limit(1024);
+    st = j->compact();
+  }
 
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("cannot write"), std::string::npos) << st;

@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <latch>
 #include <string>
+#include <thread>
 
 #include "elastic/control/event_log.h"
 #include "elastic/control/hostfile.h"
@@ -157,6 +160,46 @@ TEST(JobQueue, SubmitCancelTakeRemove) {
   ASSERT_TRUE(q.remove_submission("named").ok());
   EXPECT_TRUE(q.cancel_requests().empty());
   EXPECT_EQ(q.submissions().size(), 2u);
+}
+
+// Two submits of one id at the same moment: one is queued, the other refused, and the queued file
+// is the one that was accepted (both used to succeed, the second overwriting the first).
+TEST(JobQueue, RacingSubmitsOfOneIdQueueOne) {
+  TempDir tmp;
+  auto dir = StateDir::open(tmp / "state");
+  ASSERT_TRUE(dir.ok());
+  const JobQueue q(*dir);
+  constexpr int kIds = 40;
+  for (int i = 0; i < kIds; ++i) {
+    std::array<absl::StatusOr<std::string>, 2> result{absl::UnknownError(""),
+                                                      absl::UnknownError("")};
+    std::latch start(2);
+    std::array<std::thread, 2> writers;
+    for (int w = 0; w < 2; ++w) {
+      writers[static_cast<std::size_t>(w)] = std::thread([&, w] {
+        JobSpec s;
+        s.id = "r" + std::to_string(i);
+        s.command = "/bin/true";
+        s.args = {"writer" + std::to_string(w)};
+        start.arrive_and_wait();
+        result[static_cast<std::size_t>(w)] = q.submit(s);
+      });
+    }
+    for (std::thread& t : writers) t.join();
+    ASSERT_NE(result[0].ok(), result[1].ok()) << "round " << i;
+    const int winner = result[0].ok() ? 0 : 1;
+    EXPECT_EQ(result[static_cast<std::size_t>(1 - winner)].status().code(),
+              absl::StatusCode::kAlreadyExists);
+    auto queued = read_job_spec(dir->queue_dir() / ("r" + std::to_string(i) + ".toml"));
+    ASSERT_TRUE(queued.ok()) << queued.status();
+    EXPECT_EQ(queued->args, std::vector<std::string>{"writer" + std::to_string(winner)});
+  }
+  // No temp file is left behind by the refused writers.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir->queue_dir())) {
+    ++files;
+  }
+  EXPECT_EQ(files, static_cast<std::size_t>(kIds));
 }
 
 TEST(EventLog, AppendsJsonLines) {

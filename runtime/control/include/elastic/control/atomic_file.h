@@ -12,7 +12,8 @@
 namespace elastic::rt {
 
 // Writes `contents` to a temp file beside `path`, fsyncs it, renames it over `path` and fsyncs
-// the directory. `mode` is the new file's permission bits. Errors name the path and errno text.
+// the directory. `mode` is the new file's permission bits. Errors name the path and errno text;
+// an error syncing the directory is one too (the file may be back to the old one after a crash).
 absl::Status write_file_atomic(const std::filesystem::path& path, std::string_view contents,
                                unsigned mode = 0600);
 // The same, and returns the new file's descriptor (write-only, at its end, close-on-exec) instead
@@ -20,7 +21,14 @@ absl::Status write_file_atomic(const std::filesystem::path& path, std::string_vi
 // it has none (the journal's compaction).
 absl::StatusOr<int> write_file_atomic_open(const std::filesystem::path& path,
                                            std::string_view contents, unsigned mode = 0600);
-// Reads a whole file (NotFound when missing).
+// The same as write_file_atomic but never replaces: AlreadyExists when `path` exists, also when
+// another writer creates it at the same moment (the temp file is link()ed into place).
+absl::Status create_file_atomic(const std::filesystem::path& path, std::string_view contents,
+                                unsigned mode = 0600);
+// fsyncs the directory holding `path`, so that a file just created there is still named after a
+// crash.
+absl::Status sync_directory(const std::filesystem::path& path);
+// Reads a whole file (NotFound when missing; a directory or a read error part way is an error).
 absl::StatusOr<std::string> read_file(const std::filesystem::path& path);
 
 }  // namespace elastic::rt

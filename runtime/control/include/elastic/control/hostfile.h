@@ -55,7 +55,7 @@ struct HostfileUpdate {
 };
 
 struct HostfileWatcherOptions {
-  // Use the stat+hash polling loop even when inotify works (tests; NFS, where inotify is blind).
+  // Use the polling loop even when inotify works (tests; NFS, where inotify is blind).
   bool force_polling = false;
   // How often the polling mode reads the file; a new version is accepted once two consecutive
   // polls agree (so a half-written in-place rewrite is never taken). inotify mode also re-checks at
@@ -66,8 +66,8 @@ struct HostfileWatcherOptions {
 };
 
 // Watches one hostfile. Not thread-safe; one owner (the daemon's event loop) calls wait().
-// inotify watches the *directory* (IN_MOVED_TO, IN_CLOSE_WRITE) because an atomic replace
-// swaps the inode and a watch on the file itself would go silent after the first rename.
+// inotify watches the *directory* (IN_MOVED_TO, IN_CLOSE_WRITE, IN_MODIFY, ...) because an atomic
+// replace swaps the inode and a watch on the file itself would go silent after the first rename.
 class HostfileWatcher {
  public:
   // Reads the initial version; fails (InvalidArgument/NotFound, naming the file) if it is bad or
@@ -96,20 +96,24 @@ class HostfileWatcher {
   // Reads the file and reports a change of content. `complete`: an inotify event says the writer
   // finished; otherwise (a poll) a new version is only taken once two checks in a row agree.
   std::optional<HostfileUpdate> check_now(bool complete);
-  bool drain_inotify(int timeout_ms);  // true if an event named our file
+  // What the events on our file since the last drain say, by the last of them.
+  enum class FileEvent {
+    kNone,      // none
+    kDone,      // closed after writing, renamed into place or away, deleted: look now
+    kChanging,  // written to (a writer is at it), or events were lost: wait for kDone or a poll
+  };
+  FileEvent drain_inotify(int timeout_ms);
 
   std::filesystem::path path_;
   HostfileWatcherOptions options_;
   int inotify_fd_ = -1;
   std::vector<HostEntry> hosts_;
-  // Fingerprint of the last version looked at (accepted or rejected), so one bad version is
-  // reported once, not on every poll.
+  // The last version looked at (accepted or rejected), so one bad version is reported once, not
+  // on every poll.
   bool seen_exists_ = false;
   bool absence_reported_ = false;
-  std::int64_t seen_mtime_ns_ = 0;
-  std::uintmax_t seen_size_ = 0;
-  std::uint64_t seen_hash_ = 0;
-  std::optional<std::uint64_t> pending_hash_;  // seen once by a poll, not yet confirmed
+  std::string seen_text_;
+  std::optional<std::string> pending_text_;  // seen once by a poll, not yet confirmed
   std::chrono::steady_clock::time_point next_poll_{};
 };
 

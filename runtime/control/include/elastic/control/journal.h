@@ -57,24 +57,26 @@ struct JobRecord {
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
-struct JournalReplay {
-  std::vector<JobRecord> jobs;        // submission order
-  std::size_t records = 0;            // good lines applied
-  bool torn_tail = false;             // a partial last line was dropped
-  std::uintmax_t valid_bytes = 0;     // file length up to the last good line
-  std::vector<std::string> warnings;  // e.g. an event for an unknown job (ignored)
-};
-
-// Replays a journal file (a missing file is an empty journal). DataLoss names "<path>:<line>"
-// for a malformed line that is not the last one.
-absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path);
-
 // A line replay cannot use: malformed, torn, or a second `submitted` for a job already known.
 struct BadJournalLine {
   std::size_t line = 0;  // 1-based
   std::string reason;
   std::string text;  // the line as found, without its newline
 };
+
+struct JournalReplay {
+  std::vector<JobRecord> jobs;        // submission order
+  std::size_t records = 0;            // good lines applied
+  bool torn_tail = false;             // a torn last line was dropped: `torn` holds it
+  BadJournalLine torn;                //
+  std::uintmax_t valid_bytes = 0;     // file length up to the last good line
+  std::vector<std::string> warnings;  // e.g. an event for an unknown job (ignored)
+};
+
+// Replays a journal file (a missing file is an empty journal). A torn last line (no newline, or
+// not JSON: a write the crash cut short) is dropped with a warning; any other bad line, the last
+// one included, is DataLoss naming "<path>:<line>".
+absl::StatusOr<JournalReplay> replay_journal(const std::filesystem::path& path);
 
 // Every line checked, none refused: `replay` is what the good lines give (replay_journal of a
 // journal holding only them), `bad` lists every other line in order, `good_text` is the good
@@ -86,6 +88,13 @@ struct JournalCheck {
 };
 absl::StatusOr<JournalCheck> check_journal(const std::filesystem::path& path);
 
+// `<journal>.bad`: the lines set aside (by salvage, or a torn tail cut off when the journal is
+// opened), each as "# <journal>:<line>: <reason>" followed by the line exactly as it was.
+std::filesystem::path bad_lines_path(const std::filesystem::path& journal);
+// Appends `lines` to bad_lines_path(journal), atomically (0600).
+absl::Status set_aside(const std::filesystem::path& journal,
+                       const std::vector<BadJournalLine>& lines);
+
 // Applies one record to `jobs` (exposed for the daemon's in-memory view and for tests). A record
 // that fails leaves `jobs` unchanged.
 absl::Status apply_journal_record(const nlohmann::json& record, std::vector<JobRecord>& jobs,
@@ -94,8 +103,8 @@ absl::Status apply_journal_record(const nlohmann::json& record, std::vector<JobR
 // The writer. Single writer per state dir (hold a DaemonLock). Move-only.
 class Journal {
  public:
-  // Replays `path` into `*replay` (if non-null), truncates a torn tail so new records start on a
-  // fresh line, and opens it for appending (0600).
+  // Replays `path` into `*replay` (if non-null), moves a torn tail to bad_lines_path and cuts it
+  // off so new records start on a fresh line, and opens it for appending (0600).
   static absl::StatusOr<Journal> open(const std::filesystem::path& path,
                                       JournalReplay* replay = nullptr);
   Journal(Journal&& other) noexcept;
@@ -105,7 +114,8 @@ class Journal {
   ~Journal();
 
   // Appends {"t": now, "event": event, "job": job, ...details} as one line and fdatasyncs before
-  // returning. `details` must be an object (or null).
+  // returning. `details` must be an object (or null). A write that fails is cut off again, so
+  // the next record starts on a line of its own.
   absl::Status append(std::string_view event, std::string_view job,
                       const nlohmann::json& details = nlohmann::json::object());
 

@@ -11,10 +11,6 @@
 
 namespace elastic::rt {
 
-// `<journal>.bad`: the lines salvage set aside, each as "# <journal>:<line>: <reason>" followed by
-// the line exactly as it was. Salvaging again appends.
-std::filesystem::path bad_lines_path(const std::filesystem::path& journal);
-
 // check_journal, then, when a line is bad: appends the bad lines to bad_lines_path (written
 // atomically, 0600) and replaces the journal with its good lines (atomically, 0600), in that order,
 // so a crash in between loses nothing. A clean journal is left untouched. The caller holds the
