@@ -123,9 +123,7 @@ bool run_dp(const CountModel& model, const std::vector<std::vector<CandidateRang
 
 absl::StatusOr<CountSolution> solve_dp(const CountModel& model, const SolveOptions& options) {
   const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+  const Clock::time_point deadline = deadline_after(start, options.time_limit_s);
   const std::size_t num_jobs = model.jobs.size();
 
   std::vector<std::vector<CandidateRange>> ranges(num_jobs);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/allocator/solvers.h"
 #include "milp_model.h"
 
 // Last: lp_lib.h defines macros (TRUE, LE, EQ, ...) that break headers included after it.
@@ -179,12 +180,10 @@ absl::StatusOr<MilpResult> solve_with_lp_solve(const MilpModel& model, double ti
   set_bb_rule(lp.get(), NODE_FIRSTSELECT);
 
   Deadline deadline;
-  const bool limited = std::isfinite(time_limit_s);
+  deadline.end = deadline_after(std::chrono::steady_clock::now(), time_limit_s);
+  const bool limited = deadline.end != std::chrono::steady_clock::time_point::max();
   if (limited) {
     const double clamped = std::max(0.0, time_limit_s);
-    deadline.end = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(clamped));
     // Whole-second backstop for phases that do not poll the abort callback.
     set_timeout(lp.get(), static_cast<long>(std::ceil(clamped)) + 1);
     put_abortfunc(lp.get(), abort_at_deadline, &deadline);

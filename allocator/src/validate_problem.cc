@@ -95,6 +95,10 @@ absl::Status validate_problem(const Problem& problem) {
       return s;
     }
     if (absl::Status s = check_non_negative(job.weight, prefix + ".weight"); !s.ok()) return s;
+    if (job.weight > kMaxWeight) {
+      return field_error(prefix + ".weight",
+                         fmt::format("must be <= {:g}, got {:g}", kMaxWeight, job.weight));
+    }
     if (job.min_share < 0) {
       return field_error(prefix + ".min_share", fmt::format("must be >= 0, got {}", job.min_share));
     }

@@ -145,6 +145,14 @@ TEST_F(Cli, NumberOverflowAndLimitsExitTwoNamingTheField) {
   r = run("'" + write("max_nodes.json", bad.dump()) + "'");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("jobs[0].max_nodes: must be <= 1000000"), std::string::npos) << r.err;
+
+  // A weight of 1e300 made the weighted gains infinite: dp called a nonsense plan optimal.
+  bad = json::parse(kGood);
+  bad["objective"] = "weighted";
+  bad["jobs"][0]["weight"] = 1e300;
+  r = run("'" + write("weight.json", bad.dump()) + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("jobs[0].weight: must be <= 1e+06, got 1e+300"), std::string::npos) << r.err;
 }
 
 // Issue 16: a bad token was echoed whole (a 2 MB token gave a 2 MB line).

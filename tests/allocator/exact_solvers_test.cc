@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -461,6 +462,25 @@ TEST(EdgeCases, DpTimeLimitReturnsFeasibleIncumbent) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(feasible(model, got->counts));
     EXPECT_TRUE(near(got->objective, objective_of(model, got->counts), kTolerance));
+  }
+}
+
+// A limit past the steady clock's range (about 9.2e9 s) is no limit: the deadline used to
+// overflow into the past, and dp and milp returned their first incumbent as "time_limit".
+TEST(EdgeCases, ALimitBeyondTheClockIsNoLimit) {
+  std::mt19937_64 rng(7);
+  const CountModel model = random_model(rng, 6, 40);
+  for (const Solver& s : solver_table()) {
+    if (!s.exact) continue;
+    const auto want = s.solve(model, SolveOptions{.time_limit_s = 60.0});
+    ASSERT_TRUE(want.ok()) << s.name << ": " << want.status();
+    ASSERT_EQ(want->status, SolveStatus::kOptimal) << s.name;
+    for (const double limit : {1e10, 1e300, std::numeric_limits<double>::infinity()}) {
+      const auto got = s.solve(model, SolveOptions{.time_limit_s = limit});
+      ASSERT_TRUE(got.ok()) << s.name << ": " << got.status();
+      EXPECT_EQ(got->status, SolveStatus::kOptimal) << s.name << " at " << limit << " s";
+      EXPECT_TRUE(near(got->objective, want->objective, kTolerance)) << s.name << " at " << limit;
+    }
   }
 }
 

@@ -90,6 +90,25 @@ TEST(IntervalCsv, WindowCutsAndOpensIntervals) {
   EXPECT_FALSE(clip_to_window(*t, 300.0, 200.0).ok());
 }
 
+// A censored hole that ends before the trace leaves there (it stayed in the pool to the end), and
+// a window past the data is cut to it (holes open at the end were stretched to --end).
+TEST(IntervalCsv, CensoredHolesLeaveAtTheirEndAndWindowsStopAtTheData) {
+  absl::StatusOr<traces::HoleTrace> t =
+      traces::parse_interval_csv("t.csv", lines_of(kIntervals + "d,100,200,100,1\n"), {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 150 + 250 + 50 + 100);
+  bool d_left = false;
+  for (const traces::NodeBatch& b : node_batches(*t)) {
+    if (b.time == 200) d_left = b.leaves == std::vector<int>{3};
+  }
+  EXPECT_TRUE(d_left);
+
+  ASSERT_TRUE(clip_to_window(*t, 0.0, 5000.0).ok());
+  EXPECT_EQ(t->start, 100);
+  EXPECT_EQ(t->end, 400);
+  EXPECT_DOUBLE_EQ(hole_node_seconds(*t), 150 + 250 + 50 + 100);
+}
+
 TEST(IntervalCsv, BadInputNamesFileLineAndColumn) {
   auto parse = [](const std::string& text, bool lenient = false) {
     return traces::parse_interval_csv("t.csv", lines_of(text), {.lenient = lenient});

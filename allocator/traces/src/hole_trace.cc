@@ -14,7 +14,9 @@ std::vector<NodeBatch> node_batches(const HoleTrace& trace) {
     NodeBatch& join = by_time[iv.start];
     join.time = iv.start;
     join.joins.push_back(iv.node);
-    if (!iv.censored && iv.end < trace.end) {
+    // A hole that ends before the trace does leaves then, censored or not: past its end the
+    // node was not seen idle (censored says only that the hole's length is a lower bound).
+    if (iv.end < trace.end) {
       NodeBatch& leave = by_time[iv.end];
       leave.time = iv.end;
       leave.leaves.push_back(iv.node);
@@ -43,21 +45,25 @@ absl::Status clip_to_window(HoleTrace& trace, std::optional<double> start,
                                                    ") does not overlap the trace [", trace.start,
                                                    ", ", trace.end, ")"));
   }
+  // The data says nothing outside [trace.start, trace.end): a window reaching past it is cut to it
+  // (holes stretched to a later --end used to count node-seconds no one saw idle).
+  const double from = std::max(lo, trace.start);
+  const double to = std::min(hi, trace.end);
   std::vector<IdleInterval> kept;
   kept.reserve(trace.intervals.size());
   for (IdleInterval iv : trace.intervals) {
-    if (iv.end <= lo || iv.start >= hi) continue;
-    iv.start = std::max(iv.start, lo);
-    if (iv.end >= hi) {
+    if (iv.end <= from || iv.start >= to) continue;
+    iv.start = std::max(iv.start, from);
+    if (iv.end >= to) {
       // Still idle at the window's end: the hole is open there.
-      iv.censored = iv.censored || iv.end > hi;
-      iv.end = hi;
+      iv.censored = iv.censored || iv.end > to;
+      iv.end = to;
     }
     kept.push_back(iv);
   }
   trace.intervals = std::move(kept);
-  trace.start = lo;
-  trace.end = hi;
+  trace.start = from;
+  trace.end = to;
   return absl::OkStatus();
 }
 

@@ -105,6 +105,17 @@ absl::StatusOr<double> parse_non_negative(std::string_view text, const Where& wh
   return value;
 }
 
+// A stall: bounded as the allocator's seconds are (input_limits.h), so the job is refused here, not
+// when the replay first plans with it.
+absl::StatusOr<double> parse_seconds(std::string_view text, const Where& where) {
+  absl::StatusOr<double> value = parse_non_negative(text, where);
+  if (!value.ok()) return value.status();
+  if (*value > alloc::kMaxSeconds) {
+    return error_at(where, fmt::format("must be <= {:g} s, got {:g}", alloc::kMaxSeconds, *value));
+  }
+  return value;
+}
+
 absl::StatusOr<int> parse_count(std::string_view text, const Where& where) {
   absl::StatusOr<double> value = parse_number(text, where);
   if (!value.ok()) return value.status();
@@ -237,9 +248,9 @@ absl::StatusOr<std::vector<WorkloadJob>> load_workload_csv(const std::string& pa
       return error_at(where(0), fmt::format("duplicate job id '{}' (also on line {})",
                                             alloc::echo_token(job.id), it->second));
     }
-    absl::StatusOr<double> tcup = parse_non_negative(at(1).text, where(1));
+    absl::StatusOr<double> tcup = parse_seconds(at(1).text, where(1));
     if (!tcup.ok()) return tcup.status();
-    absl::StatusOr<double> tcdw = parse_non_negative(at(2).text, where(2));
+    absl::StatusOr<double> tcdw = parse_seconds(at(2).text, where(2));
     if (!tcdw.ok()) return tcdw.status();
     absl::StatusOr<int> jmin = parse_count(at(3).text, where(3));
     if (!jmin.ok()) return jmin.status();

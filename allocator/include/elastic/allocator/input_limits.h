@@ -23,6 +23,9 @@ inline constexpr double kMaxSeconds = 1e7;  // about 116 days
 // scaling model builds from measurements are not bound by it.
 inline constexpr double kMaxTableValue = 1e15;
 
+// A job's weight (the weighted objective): weight x value x seconds must stay finite.
+inline constexpr double kMaxWeight = 1e6;
+
 // How much of a bad token an error message echoes.
 inline constexpr std::size_t kEchoedChars = 64;
 

@@ -3,6 +3,8 @@
 // "The call failed" is the absl::Status; "what the solve found" is CountSolution::status.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,6 +22,17 @@ struct SolveOptions {
   double time_limit_s = 10.0;
   bool presolve = true;  // Lagrangian reduced-cost fixing before the exact search (milp, dp)
 };
+
+// start + limit_s, saturating: a limit past the clock's range (1e10 s, inf) is no deadline (a
+// plain duration_cast overflowed into one in the past: the solvers stopped at once).
+inline std::chrono::steady_clock::time_point deadline_after(
+    std::chrono::steady_clock::time_point start, double limit_s) {
+  using Clock = std::chrono::steady_clock;
+  const std::chrono::duration<double> room = Clock::time_point::max() - start;
+  if (!(limit_s < room.count() / 2)) return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(std::max(0.0, limit_s)));
+}
 
 struct CountSolution {
   std::vector<int> counts;  // one per CountModel job; always feasible

@@ -24,9 +24,10 @@ class GzLineReader {
   GzLineReader& operator=(const GzLineReader&) = delete;
   ~GzLineReader() = default;
 
-  // Reads the next line into `line` without its "\n" or "\r\n". Returns false at the end of the
-  // file. A corrupt or truncated gzip stream is an error naming path:line, and so is a line longer
-  // than alloc::kMaxLineBytes (input_limits.h): InvalidArgument; a failed read (I/O) is DataLoss.
+  // Reads the next line into `line` without its "\n" or "\r\n" (and line 1 without a UTF-8 byte
+  // order mark). Returns false at the end of the file. A corrupt or truncated gzip stream is an
+  // error naming path:line, and so are a line longer than alloc::kMaxLineBytes (input_limits.h)
+  // and a NUL byte: InvalidArgument; a failed read (I/O) is DataLoss.
   absl::StatusOr<bool> next(std::string& line);
 
   // 1-based number of the line last returned by next() (0 before the first).
@@ -41,6 +42,8 @@ class GzLineReader {
 
   std::string path_;
   std::unique_ptr<gzFile_s, Closer> file_;
+  std::string buffer_;  // what gzread gave and next() has not returned yet, from next_
+  std::size_t next_ = 0;
   std::size_t line_number_ = 0;
 };
 

@@ -42,12 +42,13 @@ struct NodeBatch {
   std::vector<int> leaves;
 };
 
-// The batches in time order. Censored intervals never leave; intervals are assumed clipped to
-// [trace.start, trace.end] (an interval ending at trace.end does not leave either).
+// The batches in time order. An interval leaves at its end unless that is trace.end (still idle
+// when the trace ends); intervals are assumed clipped to [trace.start, trace.end].
 std::vector<NodeBatch> node_batches(const HoleTrace& trace);
 
-// Keeps [start, end) of the trace: intervals are cut to the window and those still open at its end
-// become censored. InvalidArgument when the window is empty or outside the trace.
+// Keeps [start, end) of the trace, cut to the trace's own [start, end): intervals are cut to the
+// window and those still open at its end become censored. InvalidArgument when the window is empty
+// or outside the trace.
 absl::Status clip_to_window(HoleTrace& trace, std::optional<double> start,
                             std::optional<double> end);
 
