@@ -86,6 +86,13 @@ void finish(rt::Session& session, const char* program, absl::StatusOr<rt::RunRes
   if (!run.ok()) fail(session, program, 4, run.status().ToString());
   if (run->outcome == rt::Outcome::kLeft) session.exit(0);
   rt::RunResult& result = *run;
+  if (!result.comm) {  // stopped during a repair: no communicator left to evaluate over
+    if (session.rank() == 0) {
+      std::printf("stopped by the runtime during a repair after %lld steps; no final evaluation\n",
+                  static_cast<long long>(result.steps));
+    }
+    session.exit(0);
+  }
   const absl::StatusOr<double> measured = measure(*result.comm);
   if (!measured.ok()) fail(session, program, 4, measured.status().ToString());
   const double accuracy = *measured;

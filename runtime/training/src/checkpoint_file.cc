@@ -67,16 +67,20 @@ absl::Status State::save_checkpoint(const std::filesystem::path& path) const {
     ::unlink(tmp.c_str());
     return st;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_error("rename to checkpoint", path);
-  // Make the rename itself durable.
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    st = errno_error("rename to checkpoint", path);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  // Make the rename itself durable: until the folder is synced, a crash may bring back the
+  // previous checkpoint, so a failure here is an error too.
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return absl::OkStatus();
+  if (dfd < 0) return errno_error("cannot open the checkpoint's folder", dir);
+  if (::fsync(dfd) != 0) st = errno_error("fsync", dir);
+  ::close(dfd);
+  return st;
 }
 
 absl::Status State::load_checkpoint(const std::filesystem::path& path) {

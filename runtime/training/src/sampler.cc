@@ -179,7 +179,7 @@ std::vector<std::byte> Sampler::save() const {
   return out;
 }
 
-absl::Status Sampler::load(std::span<const std::byte> bytes) {
+absl::StatusOr<Sampler::Saved> Sampler::parse(std::span<const std::byte> bytes) const {
   Reader in(bytes);
   const auto magic = in.get<std::uint32_t>();
   const auto n = in.get<std::uint64_t>();
@@ -200,7 +200,7 @@ absl::Status Sampler::load(std::span<const std::byte> bytes) {
   if (*w <= 0 || *w > (1 << 24) || in.left() != *nr * 16) {
     return absl::DataLossError("Sampler state: bad world size or range count");
   }
-  std::vector<Range> ranges;
+  Saved saved{*epoch, static_cast<int>(*w), *steps, {}};
   std::uint64_t prev_end = 0;
   for (std::uint64_t i = 0; i < *nr; ++i) {
     const Range r{*in.get<std::uint64_t>(), *in.get<std::uint64_t>()};
@@ -208,12 +208,22 @@ absl::Status Sampler::load(std::span<const std::byte> bytes) {
       return absl::DataLossError("Sampler state: ranges not sorted/disjoint/in range");
     }
     prev_end = r.end;
-    ranges.push_back(r);
+    saved.remaining.push_back(r);
   }
-  epoch_ = *epoch;
-  world_size_ = static_cast<int>(*w);
-  steps_ = *steps;
-  remaining_ = std::move(ranges);
+  return saved;
+}
+
+absl::Status Sampler::check(std::span<const std::byte> bytes) const {
+  return parse(bytes).status();
+}
+
+absl::Status Sampler::load(std::span<const std::byte> bytes) {
+  absl::StatusOr<Saved> saved = parse(bytes);
+  if (!saved.ok()) return saved.status();
+  epoch_ = saved->epoch;
+  world_size_ = saved->world_size;
+  steps_ = saved->steps;
+  remaining_ = std::move(saved->remaining);
   return absl::OkStatus();
 }
 

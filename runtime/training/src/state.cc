@@ -121,30 +121,40 @@ absl::Status State::commit() {
 }
 
 absl::Status State::apply_snapshot(std::span<const std::byte> snap) {
-  // Validate every fixed-size section before touching any registered memory.
-  Reader check(snap);
+  // Check every section (buffer sizes, objects' check()) before touching any registered memory.
+  std::vector<std::span<const std::byte>> sections;
+  sections.reserve(entries_.size());
+  Reader in(snap);
   for (const Entry& e : entries_) {
-    const std::optional<std::uint64_t> len = check.get<std::uint64_t>();
-    if (!len || check.left() < *len) {
+    const std::optional<std::uint64_t> len = in.get<std::uint64_t>();
+    if (!len || in.left() < *len) {
       return absl::DataLossError(absl::StrCat("State snapshot truncated at '", e.name, "'"));
     }
     if (e.kind != kObject && *len != e.bytes) {
       return absl::FailedPreconditionError(absl::StrCat("State snapshot: '", e.name, "' has ", *len,
                                                         " bytes, the registered buffer ", e.bytes));
     }
-    check.take(*len);
-  }
-  Reader in(snap);
-  for (const Entry& e : entries_) {
-    const std::uint64_t len = *in.get<std::uint64_t>();
-    const std::span<const std::byte> data = *in.take(len);
+    sections.push_back(*in.take(*len));
     if (e.kind == kObject) {
-      if (absl::Status st = e.object->load(data); !st.ok()) {
+      if (absl::Status st = e.object->check(sections.back()); !st.ok()) {
         return absl::Status(st.code(),
                             absl::StrCat("State: loading '", e.name, "': ", st.message()));
       }
-    } else if (len != 0) {
-      std::memcpy(e.ptr, data.data(), len);
+    }
+  }
+  // Objects before buffers: an object that refuses in load() what its check() let through
+  // leaves the buffers as they were.
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.kind != kObject) continue;
+    if (absl::Status st = e.object->load(sections[i]); !st.ok()) {
+      return absl::Status(st.code(), absl::StrCat("State: loading '", e.name, "': ", st.message()));
+    }
+  }
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.kind != kObject && !sections[i].empty()) {
+      std::memcpy(e.ptr, sections[i].data(), sections[i].size());
     }
   }
   return absl::OkStatus();

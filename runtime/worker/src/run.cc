@@ -176,7 +176,17 @@ absl::StatusOr<Event> Loop::repair(absl::Status cause) {
     if (comm_) comm_->abort(std::string(cause.message()));
     absl::StatusOr<Event> ev = m_.recover();
     if (!ev.ok()) return ev.status();
-    if (*ev == Event::kStop || *ev == Event::kLeave) return *ev;
+    if (*ev == Event::kLeave) return *ev;
+    if (*ev == Event::kStop) {
+      // Stopped instead of repaired: the step under way is not kept (back to the last commit, as
+      // RunResult::steps says), and the survivors have no communicator of their own (comm_ is
+      // aborted; the stop came instead of the next one).
+      comm_.reset();
+      if (state_.has_commit()) {
+        if (absl::Status st = state_.restore(); !st.ok()) return st;
+      }
+      return *ev;
+    }
     // Nothing committed yet only when the failure hit the very first forming: form() commits.
     if (state_.has_commit()) {
       if (absl::Status st = state_.restore(); !st.ok()) return st;
@@ -224,10 +234,11 @@ absl::StatusOr<RunResult> Loop::go() {
         if (st.ok()) st = form(ResetReason::kChanged);
         break;
       case Event::kStop:
-        // Stopped by the runtime before the end: every rank passed this boundary, so the step is
-        // kept and checkpointed, and the restart goes on from here instead of redoing the steps
-        // since the last checkpoint (seen in the demo: 177 steps redone after a stop).
-        if (passed && sampler_.epoch() < opts_.epochs) {
+        // Stopped by the runtime, or the last epoch done: every rank passed this boundary, so the
+        // step is kept and checkpointed, and a restart goes on from here instead of redoing the
+        // steps since the last checkpoint (seen in the demo: 177 steps redone after a stop; after
+        // the last step, the last epoch's on_epoch_end ran twice).
+        if (passed) {
           if (absl::Status stop = commit(/*checkpoint_now=*/true); !stop.ok()) return stop;
         }
         return finish(Outcome::kFinished);

@@ -104,6 +104,57 @@ TEST(State, DurableCheckpointEveryNCommitsReloads) {
   fs::remove_all(dir);
 }
 
+// A checkpoint whose sampler is for another dataset (the job restarted with 600 samples instead of
+// 500): refused naming the sampler, and nothing loaded. The weights used to be copied in before the
+// sampler refused (a caller that went on from scratch had the checkpoint's model).
+TEST(State, ACheckpointAnObjectRefusesLoadsNothing) {
+  const fs::path dir = temp_dir();
+  const fs::path ckpt = dir / "other_dataset.ckpt";
+  Model md;
+  State s;
+  ASSERT_TRUE(md.register_in(s).ok());
+  md.fill(3);
+  md.step = 9;
+  ASSERT_TRUE(s.commit().ok());
+  ASSERT_TRUE(s.save_checkpoint(ckpt).ok());
+
+  Model other;
+  other.sampler = Sampler{600, 10, 3, 0, 2};
+  State s2;
+  ASSERT_TRUE(other.register_in(s2).ok());
+  other.fill(5);
+  const auto w = other.w;
+  const auto m = other.m;
+  const absl::Status st = s2.load_checkpoint(ckpt);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("'sampler'"), std::string_view::npos) << st;
+  EXPECT_NE(st.message().find("dataset_size=500"), std::string_view::npos) << st;
+  EXPECT_EQ(other.w, w);
+  EXPECT_EQ(other.m, m);
+  EXPECT_EQ(other.step, 0);
+  EXPECT_FALSE(s2.has_commit());
+  fs::remove_all(dir);
+}
+
+// The checkpoint cannot take its name (a folder is there): the error names it and the written
+// temp file is removed (it was left behind).
+TEST(State, ACheckpointThatCannotBeRenamedLeavesNoTempFile) {
+  const fs::path dir = temp_dir();
+  const fs::path ckpt = dir / "taken.ckpt";
+  fs::create_directories(ckpt / "inside");
+  Model md;
+  State s;
+  ASSERT_TRUE(md.register_in(s).ok());
+  ASSERT_TRUE(s.commit().ok());
+  const absl::Status st = s.save_checkpoint(ckpt);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("rename to checkpoint '" + ckpt.string() + "'"),
+            std::string_view::npos)
+      << st;
+  EXPECT_FALSE(fs::exists(fs::path(ckpt).concat(".tmp")));
+  fs::remove_all(dir);
+}
+
 TEST(State, TruncatedOrCorruptCheckpointIsAClearError) {
   const fs::path dir = temp_dir();
   const fs::path ckpt = dir / "c.ckpt";

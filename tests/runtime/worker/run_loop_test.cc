@@ -19,6 +19,11 @@
 //                                     plan stopping it): the durable checkpoint holds step 37, not
 //                                     the last commit's (30), with the model and sampler as they
 //                                     were after that step, so the restart redoes nothing.
+//   RunLoopScripted.EndCheckpoints    the same Membership, never stopping: the job's last step is
+//                                     committed and checkpointed.
+//   RunLoopScripted.StopDuringRepair  a Membership whose step boundary fails at step 25 and whose
+//                                     recovery reports a stop: the state of the last commit (20),
+//                                     and no communicator.
 #include <mpi.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -28,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -389,11 +395,13 @@ class StoppingMembership final : public Membership {
   std::int64_t stop_at_;
 };
 
-TEST(RunLoopScripted, StopCheckpoints) {
+// Runs 2 epochs on 2 ranks under a Membership that stops the job once `stop_at` steps are done
+// (never, when past the end), with no durable checkpoint due by count; then loads the checkpoint as
+// a restarted job would and checks it holds the step run() returned at, the sampler, the model.
+void check_checkpoint_at_return(std::int64_t stop_at, const char* label) {
   int wrank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   constexpr std::uint64_t kN = 2003;
-  constexpr std::int64_t kStopAt = 37;
   // One path for all ranks: rank 0's pid.
   int pid = static_cast<int>(getpid());
   MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -404,7 +412,7 @@ TEST(RunLoopScripted, StopCheckpoints) {
   ASSERT_TRUE(job.register_in(state).ok());
   Sampler sampler(kN, 4, 11, 0, 1);
   std::int64_t done_steps = 0;
-  StoppingMembership membership(MPI_COMM_WORLD, &done_steps, kStopAt);
+  StoppingMembership membership(MPI_COMM_WORLD, &done_steps, stop_at);
   RunOptions opts;
   opts.epochs = kEpochs;
   opts.commit_every = 10;
@@ -418,8 +426,7 @@ TEST(RunLoopScripted, StopCheckpoints) {
   absl::StatusOr<RunResult> r = run(membership, state, sampler, step, opts, {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, Outcome::kFinished);
-  EXPECT_EQ(r->steps, kStopAt);
-  ASSERT_LT(sampler.epoch(), kEpochs);
+  EXPECT_EQ(r->steps, done_steps);
   if (wrank == 0) {
     // What a restarted job loads: the same registration as run() makes, fresh memory.
     Job loaded(kN, 1009, 99);
@@ -431,18 +438,90 @@ TEST(RunLoopScripted, StopCheckpoints) {
     ASSERT_TRUE(fresh.add_scalar("elastic.step", &loaded_step).ok());
     const absl::Status st = fresh.load_checkpoint(ckpt);
     ASSERT_TRUE(st.ok()) << st;
-    EXPECT_EQ(loaded_step, kStopAt);
+    EXPECT_EQ(loaded_step, r->steps);
+    EXPECT_EQ(loaded_sampler.epoch(), sampler.epoch());
     EXPECT_EQ(loaded_sampler.processed_in_epoch(), sampler.processed_in_epoch());
     EXPECT_EQ(
         std::memcmp(loaded.params.data(), job.params.data(), job.params.size() * sizeof(float)), 0);
     EXPECT_EQ(loaded.counts, job.counts);
     std::filesystem::remove(ckpt);
-    std::printf("checkpoint at the stop: step %lld, %llu samples of epoch %llu processed\n",
+    std::printf("checkpoint at %s: step %lld, %llu samples of epoch %llu processed\n", label,
                 static_cast<long long>(loaded_step),
                 static_cast<unsigned long long>(loaded_sampler.processed_in_epoch()),
                 static_cast<unsigned long long>(loaded_sampler.epoch()));
-    if (!::testing::Test::HasFailure()) std::printf("STOP CHECKPOINT PASSED\n");
+    if (!::testing::Test::HasFailure()) std::printf("CHECKPOINT AT %s PASSED\n", label);
   }
+  std::fflush(stdout);
+}
+
+// The runtime stops the job at step 37: the checkpoint holds step 37, not the last commit's (30).
+TEST(RunLoopScripted, StopCheckpoints) {
+  check_checkpoint_at_return(37, "THE STOP");
+}
+
+// The job runs to its end: the last step (its epoch's end) is committed and checkpointed. It was
+// neither: a restart after the end redid the steps since the last checkpoint and ran the last
+// on_epoch_end twice, RunResult::steps counted an uncommitted step, and save_checkpoint() after
+// run() wrote the state before it.
+TEST(RunLoopScripted, EndCheckpoints) {
+  check_checkpoint_at_return(std::numeric_limits<std::int64_t>::max(), "THE END");
+}
+
+// A Membership whose step boundary fails on every rank once `fail_at` steps are done, and whose
+// recovery then reports the runtime's stop (elasticd stopping a job while it repairs).
+class StopInRepairMembership final : public Membership {
+ public:
+  StopInRepairMembership(MPI_Comm comm, const std::int64_t* step, std::int64_t fail_at)
+      : comm_(comm), step_(step), fail_at_(fail_at) {}
+  MPI_Comm comm() const override { return comm_; }
+  void report(std::int64_t) override {}
+  absl::StatusOr<Event> step_boundary(bool) override {
+    if (*step_ >= fail_at_) return absl::AbortedError("a peer failed (scripted)");
+    return Event::kContinue;
+  }
+  absl::StatusOr<Event> recover() override { return Event::kStop; }
+
+ private:
+  MPI_Comm comm_;
+  const std::int64_t* step_;
+  std::int64_t fail_at_;
+};
+
+// Stopped during the repair of a failure at step 25 (commits every 10): run() returns the last
+// commit's state and steps and no communicator. It returned the aborted one as the last
+// membership's (the examples' final evaluation then failed: exit 4), with the buffers and the step
+// count of the step that was not kept.
+TEST(RunLoopScripted, StopDuringRepair) {
+  int wrank = 0;
+  int wsize = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  constexpr std::uint64_t kN = 2003;
+  Job job(kN, 1009, wrank);
+  State state;
+  ASSERT_TRUE(job.register_in(state).ok());
+  Sampler sampler(kN, 4, 11, 0, 1);
+  std::int64_t done_steps = 0;
+  StopInRepairMembership membership(MPI_COMM_WORLD, &done_steps, 25);
+  RunOptions opts;
+  opts.epochs = kEpochs;
+  opts.commit_every = 10;
+  auto step = [&](const StepContext& c) -> absl::Status {
+    absl::Status st = job.step(c);
+    if (st.ok()) done_steps = c.step + 1;
+    return st;
+  };
+  absl::StatusOr<RunResult> r = run(membership, state, sampler, step, opts, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, Outcome::kFinished);
+  EXPECT_EQ(r->comm, nullptr);
+  EXPECT_EQ(r->steps, 20);
+  const std::uint64_t global_batch = 4 * static_cast<std::uint64_t>(wsize);
+  EXPECT_EQ(sampler.processed_in_epoch(), 20 * global_batch);
+  double counted = 0;
+  for (double c : job.counts) counted += c;
+  EXPECT_EQ(counted, static_cast<double>(20 * global_batch));
+  if (wrank == 0 && !::testing::Test::HasFailure()) std::printf("STOP DURING REPAIR PASSED\n");
   std::fflush(stdout);
 }
 

@@ -18,6 +18,13 @@ class Checkpointable {
   virtual std::vector<std::byte> save() const = 0;
   // LOCAL. Rejects malformed input with InvalidArgument/DataLoss and then leaves the object unchanged.
   virtual absl::Status load(std::span<const std::byte> bytes) = 0;
+  // LOCAL. What load(bytes) would return, changing nothing. State asks every object before it
+  // loads any, so that a snapshot one object refuses changes none of the others nor the buffers.
+  // The default accepts: an object whose load() can refuse well-formed bytes (another dataset,
+  // another model) should say so here.
+  virtual absl::Status check(std::span<const std::byte> /*bytes*/) const {
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace elastic::rt

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "elastic/worker/checkpointable.h"
 
 namespace elastic::rt {
@@ -66,8 +67,17 @@ class Sampler final : public Checkpointable {
   // Checkpointable: epoch, remaining ranges, world size, steps (the rank is NOT saved: it is local).
   std::vector<std::byte> save() const override;
   absl::Status load(std::span<const std::byte> bytes) override;
+  absl::Status check(std::span<const std::byte> bytes) const override;
 
  private:
+  struct Saved {
+    std::uint64_t epoch;
+    int world_size;
+    std::uint64_t steps;
+    std::vector<Range> remaining;
+  };
+  // The state in `bytes`, if it is one of this sampler's (same dataset, batch size and seed).
+  absl::StatusOr<Saved> parse(std::span<const std::byte> bytes) const;
   // Shard of `r` as [first, last) offsets into the concatenation of remaining_.
   std::pair<std::uint64_t, std::uint64_t> shard(int r) const;
   std::uint64_t remaining_total() const;

@@ -30,10 +30,11 @@
 //                         1, 3, 4 and on_reset(kChanged) over the new membership; a joining rank
 //                         enters run() and meets them at 1. Leavers (kLeave) return from run() at
 //                         once with Outcome::kLeft: call session.exit(0).
-//   stopped by the runtime (step_boundary -> kStop before the last epoch: the plan stopped the job,
-//                         and elasticd restarts it later from its durable checkpoint) every rank
+//   stopped or done       (step_boundary -> kStop: the plan stopped the job, and elasticd restarts it
+//                         later from its durable checkpoint; or the last epoch is done) every rank
 //                         commits the step it is at and rank 0 writes the durable checkpoint now,
-//                         so the restart redoes no step; then run() returns (kFinished).
+//                         so a restart redoes no step (after the last: none, and no epoch's end
+//                         twice); then run() returns (kFinished).
 //   failure               (Aborted or DeadlineExceeded from the step, on_epoch_end, a sync or the step
 //                         boundary) session.recover() (COLLECTIVE over the survivors: ULFM revoke,
 //                         shrink, agree, each agreement <= RepairOptions::agree_timeout), then
@@ -128,7 +129,8 @@ struct RunResult {
   std::int64_t steps = 0;                // committed global steps at return
   int recoveries = 0;                    // failures repaired by this rank
   int changes = 0;                       // grows / shrinks this rank went through
-  // The last membership's collectives (null for kLeft), for a final evaluation before exit().
+  // The last membership's collectives, for a final evaluation before exit(). Null for kLeft, and
+  // when the runtime stopped the job during a repair (state and steps are the last commit's then).
   std::unique_ptr<coll::Communicator> comm;
 };
 
