@@ -56,9 +56,9 @@ absl::Status MpiCommunicator::posted(absl::Status st) {
   return st;
 }
 
-absl::Status MpiCommunicator::finish(MPI_Request& req, std::chrono::milliseconds timeout,
+absl::Status MpiCommunicator::finish(MPI_Request& req, Clock::time_point deadline,
                                      const char* what) {
-  absl::Status st = wait(req, Clock::now() + timeout, what);
+  absl::Status st = wait(req, deadline, what);
   if (st.ok()) return st;
   // Revoke so that peers blocked in the same collective return too; then the error is sticky.
   st = posted(std::move(st));
@@ -105,6 +105,8 @@ absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
     return absl::InvalidArgumentError(
         absl::StrCat("broadcast root ", root, " not in [0, ", size_, ")"));
   }
+  // One deadline for the whole call, not one per chunk (8 GiB is 8 chunks).
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
   auto* p = static_cast<std::byte*>(data);
   std::size_t off = 0;
   do {
@@ -112,7 +114,7 @@ absl::Status MpiCommunicator::broadcast(void* data, std::size_t bytes, int root,
     MPI_Request req = MPI_REQUEST_NULL;
     const int rc = MPI_Ibcast(p + off, static_cast<int>(n), MPI_BYTE, root, comm_.get(), &req);
     if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Ibcast", __FILE__, __LINE__));
-    if (absl::Status st = finish(req, opts.timeout, "MPI_Ibcast"); !st.ok()) return st;
+    if (absl::Status st = finish(req, deadline, "MPI_Ibcast"); !st.ok()) return st;
     off += n;
   } while (off < bytes);
   return confirm("broadcast");
@@ -159,7 +161,7 @@ absl::Status MpiCommunicator::barrier(CallOptions opts) {
   MPI_Request req = MPI_REQUEST_NULL;
   const int rc = MPI_Ibarrier(comm_.get(), &req);
   if (rc != MPI_SUCCESS) return posted(mpi_status(rc, "MPI_Ibarrier", __FILE__, __LINE__));
-  return finish(req, opts.timeout, "MPI_Ibarrier");
+  return finish(req, Clock::now() + opts.timeout, "MPI_Ibarrier");
 }
 
 absl::StatusOr<std::span<std::byte>> MpiCommunicator::scratch(std::size_t bytes) {
@@ -167,7 +169,8 @@ absl::StatusOr<std::span<std::byte>> MpiCommunicator::scratch(std::size_t bytes)
   return std::span<std::byte>(scratch_.data(), bytes);
 }
 
-absl::Status MpiCommunicator::copy(void* dst, const void* src, std::size_t bytes) {
+absl::Status MpiCommunicator::copy(void* dst, const void* src, std::size_t bytes,
+                                   const CallOptions& /*opts*/) {
   if (bytes != 0) std::memcpy(dst, src, bytes);
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/collectives/comm.h"
 #include "elastic/collectives/communicator.h"
 #include "elastic/collectives/factory.h"
@@ -37,14 +38,15 @@ class MpiCommunicator final : public Communicator {
   absl::Status health() const override { return sticky_; }
   void abort(std::string_view why) override;
   absl::StatusOr<std::span<std::byte>> scratch(std::size_t bytes) override;
-  absl::Status copy(void* dst, const void* src, std::size_t bytes) override;
+  absl::Status copy(void* dst, const void* src, std::size_t bytes,
+                    const CallOptions& opts) override;
 
  private:
   MpiCommunicator(Comm comm, int rank, int size);
   // An error from posting a request: a process failure there is sticky too.
   absl::Status posted(absl::Status st);
   // Waits for `req`; on a timeout or failure revokes the communicator and makes the error sticky.
-  absl::Status finish(MPI_Request& req, std::chrono::milliseconds timeout, const char* what);
+  absl::Status finish(MPI_Request& req, Clock::time_point deadline, const char* what);
   // After a collective completed locally: Aborted when a peer revoked the communicator meanwhile.
   absl::Status confirm(const char* what);
 

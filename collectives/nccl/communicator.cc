@@ -200,6 +200,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommu
   opts.device = old.device_;
   if (!everyone_can) {
     old.abort("replaced by a new communicator (shrink unavailable)");
+    // What is left of this call's time, not a new timeout.
+    opts.timeout = std::max(std::chrono::milliseconds(0),
+                            std::chrono::duration_cast<std::chrono::milliseconds>(
+                                deadline - Clock::now()));
     return create(survivors, opts);
   }
   std::vector<int> excluded;
@@ -447,15 +451,21 @@ absl::StatusOr<std::span<std::byte>> NcclCommunicator::scratch(std::size_t bytes
   return std::span<std::byte>(scratch_.data(), bytes);
 }
 
-absl::Status NcclCommunicator::copy(void* dst, const void* src, std::size_t bytes) {
+absl::Status NcclCommunicator::copy(void* dst, const void* src, std::size_t bytes,
+                                    const CallOptions& opts) {
   if (!sticky_.ok()) return sticky_;
   if (bytes == 0) return absl::OkStatus();
+  const Clock::time_point deadline = Clock::now() + opts.timeout;
   const DeviceGuard guard(device_);
   ELASTIC_CUDA_CHECK(guard.status());
+  // The source may still be written by kernels queued on the caller's stream (the gradients a
+  // fused allreduce packs): the private stream waits for them, as run() does for a collective.
+  ELASTIC_CUDA_CHECK(cudaEventRecord(ready_.get(), static_cast<cudaStream_t>(opts.stream)));
+  ELASTIC_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), ready_.get(), 0));
   ELASTIC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
   ELASTIC_CUDA_CHECK(cudaEventRecord(done_.get(), stream_.get()));
   // Finished before returning, so whatever stream the caller reads `dst` on sees the bytes.
-  return poll(Clock::now() + CallOptions{}.timeout, "cudaMemcpyAsync (copy)", done_.get());
+  return poll(deadline, "cudaMemcpyAsync (copy)", done_.get());
 }
 
 }  // namespace elastic::coll::nccl

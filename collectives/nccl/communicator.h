@@ -47,7 +47,8 @@ class NcclCommunicator final : public Communicator {
   absl::Status health() const override { return sticky_; }
   void abort(std::string_view why) override;
   absl::StatusOr<std::span<std::byte>> scratch(std::size_t bytes) override;
-  absl::Status copy(void* dst, const void* src, std::size_t bytes) override;
+  absl::Status copy(void* dst, const void* src, std::size_t bytes,
+                    const CallOptions& opts) override;
 
  private:
   NcclCommunicator() = default;

@@ -20,7 +20,8 @@ absl::Status reduce_group(Communicator& comm, std::span<const Tensor> tensors,
   if (!buf.ok()) return buf.status();
   std::size_t off = 0;
   for (std::size_t i : idx) {
-    if (absl::Status st = comm.copy(buf->data() + off, tensors[i].data, tensors[i].bytes());
+    if (absl::Status st =
+            comm.copy(buf->data() + off, tensors[i].data, tensors[i].bytes(), opts.call);
         !st.ok()) {
       return st;
     }
@@ -30,7 +31,8 @@ absl::Status reduce_group(Communicator& comm, std::span<const Tensor> tensors,
   if (absl::Status st = comm.allreduce(fused, op, opts.call); !st.ok()) return st;
   off = 0;
   for (std::size_t i : idx) {
-    if (absl::Status st = comm.copy(tensors[i].data, buf->data() + off, tensors[i].bytes());
+    if (absl::Status st =
+            comm.copy(tensors[i].data, buf->data() + off, tensors[i].bytes(), opts.call);
         !st.ok()) {
       return st;
     }

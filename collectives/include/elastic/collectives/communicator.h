@@ -69,7 +69,8 @@ class Communicator {
   // LOCAL. OK while healthy; the sticky error otherwise.
   virtual absl::Status health() const = 0;
 
-  // LOCAL, never blocks. Revokes (MPI) / aborts (NCCL) the underlying communicator so that peers
+  // LOCAL, never waits for peers (NCCL: after a revoke, up to 10 s for this rank's revoked
+  // operations to stop). Revokes (MPI) / aborts (NCCL) the underlying communicator so that peers
   // blocked in a collective with us return; the object is broken afterwards (health() = Aborted).
   virtual void abort(std::string_view why) = 0;
 
@@ -77,9 +78,11 @@ class Communicator {
   // memory kind. `scratch` returns a buffer of at least `bytes` bytes owned by the communicator and
   // valid until the next scratch() call; `copy` copies between buffers of this memory kind and
   // has finished when it returns (NCCL: device-to-device on the communicator's stream, after its
-  // earlier collectives; the source must be ready, i.e. the caller's stream synchronised).
+  // earlier collectives and after the work queued so far on opts.stream, as a collective waits for
+  // it; bounded by opts.timeout).
   virtual absl::StatusOr<std::span<std::byte>> scratch(std::size_t bytes) = 0;
-  virtual absl::Status copy(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual absl::Status copy(void* dst, const void* src, std::size_t bytes,
+                            const CallOptions& opts) = 0;
 
  protected:
   Communicator() = default;
