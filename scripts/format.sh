@@ -23,9 +23,16 @@ if [ "$mode" = fix ]; then
   echo "format.sh: formatted ${#files[@]} files"
   exit 0
 fi
-# One run over all files; each difference is reported as "FILE:LINE:COL: error: ...".
-mapfile -t drift < <("$CF" --style=file --dry-run --Werror "${files[@]}" 2>&1 |
-  sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
+# One run over all files; each difference is reported as "FILE:LINE:COL: error: ...". It exits
+# non-zero when a file differs; when it does with no such line, it failed (a crash, an old
+# clang-format without --dry-run), and that must not pass as "formatted".
+cf_status=0
+report=$("$CF" --style=file --dry-run --Werror "${files[@]}" 2>&1) || cf_status=$?
+mapfile -t drift < <(printf '%s\n' "$report" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
+if [ ${#drift[@]} -eq 0 ] && [ "$cf_status" != 0 ]; then
+  echo "format.sh: $CF failed (exit $cf_status): $(printf '%s\n' "$report" | head -n 5)" >&2
+  exit 2
+fi
 if [ ${#drift[@]} -gt 0 ]; then
   printf 'format.sh: not clang-formatted: %s\n' "${drift[@]}"
   echo "format.sh: ${#drift[@]} of ${#files[@]} files differ; run scripts/format.sh to fix them"

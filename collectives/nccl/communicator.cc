@@ -201,9 +201,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclCommunicator::shrink(NcclCommu
   if (!everyone_can) {
     old.abort("replaced by a new communicator (shrink unavailable)");
     // What is left of this call's time, not a new timeout.
-    opts.timeout = std::max(std::chrono::milliseconds(0),
-                            std::chrono::duration_cast<std::chrono::milliseconds>(
-                                deadline - Clock::now()));
+    opts.timeout =
+        std::max(std::chrono::milliseconds(0),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
     return create(survivors, opts);
   }
   std::vector<int> excluded;

@@ -478,8 +478,7 @@ TEST(Nccl, CallerStreamOrdersAFusedAllreduce) {
   auto comm = make_nccl(MPI_COMM_WORLD, dev[0].p);
   ASSERT_NE(comm, nullptr);
   PinnedFloats in(2 * kCount), out(2 * kCount);
-  for (std::size_t i = 0; i < 2 * kCount; ++i)
-    in.p[i] = static_cast<float>(value(world_rank(), i));
+  for (std::size_t i = 0; i < 2 * kCount; ++i) in.p[i] = static_cast<float>(value(world_rank(), i));
   for (DeviceBytes& d : dev) ASSERT_EQ(cudaMemset(d.p, 0xff, kCount * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   Stream s;

@@ -455,9 +455,7 @@ void check_checkpoint_at_return(std::int64_t stop_at, const char* label) {
 }
 
 // The runtime stops the job at step 37: the checkpoint holds step 37, not the last commit's (30).
-TEST(RunLoopScripted, StopCheckpoints) {
-  check_checkpoint_at_return(37, "THE STOP");
-}
+TEST(RunLoopScripted, StopCheckpoints) { check_checkpoint_at_return(37, "THE STOP"); }
 
 // The job runs to its end: the last step (its epoch's end) is committed and checkpointed. It was
 // neither: a restart after the end redid the steps since the last checkpoint and ran the last
