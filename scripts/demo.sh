@@ -72,7 +72,8 @@ T_START=$SECONDS
 
 # ---- 1. dependencies and build -----------------------------------------------------------------
 say "installing dependencies (scripts/install-deps.sh; cached after the first run)"
-eval "$(scripts/install-deps.sh | tail -n 1)"
+deps_env=$(scripts/install-deps.sh | tail -n 1) || die "scripts/install-deps.sh failed (its messages are above)"
+eval "$deps_env"
 export MPI_HOME
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 command -v python3 > /dev/null || die "python3 is needed for the summary (apt-get install python3)"
@@ -132,22 +133,10 @@ fallback() {
 [ -n "$RUNTIME_WHY" ] && fallback "$RUNTIME_WHY"
 
 # ---- 2. the runtime on the cluster in a box -----------------------------------------------------
-BOX=$ROOT/scripts/box.sh
-BOX_WHY=
-if BOX_WHY=$("$BOX" check 2>&1) && "$BOX" up "$NODES"; then
-  MODE=box
-else
-  MODE=labels
-  say "=================================================================================="
-  say "NO CLUSTER IN A BOX HERE: ${BOX_WHY:-box.sh up failed}"
-  say "Falling back to LABEL MODE: every rank runs on this host, node names are only labels."
-  say "=================================================================================="
-fi
+# What can be checked is checked before the box goes up, and the cleanup is armed before it: a
+# failure or Ctrl-C after it takes the box (and Slurm) down again.
 if [ "$SLURM_MODE" = 1 ]; then
-  [ "$MODE" = box ] || die "--slurm needs the cluster in a box (${BOX_WHY:-box.sh up failed}); run without it"
   [ -r "$MAIN_LOG" ] || die "cannot read the main queue's job log DEMO_MAIN_LOG=$MAIN_LOG"
-  say "starting Slurm on the box (box.sh slurm-up: slurmctld on h0, slurmd on h1..h$NODES)"
-  "$BOX" slurm-up || die "box.sh slurm-up failed (Slurm's logs: see its message above)"
 fi
 S=$(from_caller "${DEMO_STATE:-$ROOT/out/demo/run-$(date +%Y%m%d-%H%M%S)}")
 mkdir -p "$(dirname "$S")"
@@ -156,6 +145,9 @@ mkdir -p "$S/demo"
 WORK=$S/demo/work
 mkdir -p "$WORK"
 ln -sf "$TRAINER" "$WORK/fashion_mnist"
+BOX=$ROOT/scripts/box.sh
+BOX_WHY=
+MODE=labels
 # elasticd holds a lock on daemon.pid while it runs; the pid in it tells whether it still does.
 daemon_pid() { cat "$S/daemon.pid" 2> /dev/null || true; }
 daemon_alive() { local p; p=$(daemon_pid); [ -n "$p" ] && kill -0 "$p" 2> /dev/null; }
@@ -203,6 +195,22 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if BOX_WHY=$("$BOX" check 2>&1) && { MODE=box; "$BOX" up "$NODES"; }; then
+  :
+else
+  # A box that came up in part goes down again.
+  [ "$MODE" != box ] || "$BOX" down > /dev/null 2>&1 || true
+  MODE=labels
+  say "=================================================================================="
+  say "NO CLUSTER IN A BOX HERE: ${BOX_WHY:-box.sh up failed}"
+  say "Falling back to LABEL MODE: every rank runs on this host, node names are only labels."
+  say "=================================================================================="
+fi
+if [ "$SLURM_MODE" = 1 ]; then
+  [ "$MODE" = box ] || die "--slurm needs the cluster in a box (${BOX_WHY:-box.sh up failed}); run without it"
+  say "starting Slurm on the box (box.sh slurm-up: slurmctld on h0, slurmd on h1..h$NODES)"
+  "$BOX" slurm-up || die "box.sh slurm-up failed (Slurm's logs: see its message above)"
+fi
 
 # elasticd through `elastic up`. On the box: mpirun on h0 knows only h0, and elasticd spawns each
 # job's ranks onto the granted hosts (PRRTE starts its daemon on a host at its first spawn there,

@@ -43,12 +43,18 @@ install_packages() {
   as_root apt-get update -qq
   # invoke-rc.d (and deb-systemd-invoke) ask policy-rc.d whether a package may start its service;
   # 101 = no. A policy the machine already has is put aside for the install and then restored.
+  # Restored also when the install is interrupted (Ctrl-C): a policy left behind would keep every
+  # later package from starting its service.
   local policy=/usr/sbin/policy-rc.d saved rc=0
   saved=$(mktemp)
   if [ -e "$policy" ]; then as_root cp -p "$policy" "$saved"; else rm -f "$saved"; fi
+  restore_policy() { if [ -e "$saved" ]; then as_root mv "$saved" "$policy"; else as_root rm -f "$policy"; fi; }
+  trap restore_policy EXIT
+  trap 'exit 130' INT TERM
   printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy"
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || rc=$?
-  if [ -e "$saved" ]; then as_root mv "$saved" "$policy"; else as_root rm -f "$policy"; fi
+  trap - EXIT INT TERM
+  restore_policy
   [ "$rc" = 0 ] || { say "apt-get install failed ($rc)"; exit "$rc"; }
 }
 

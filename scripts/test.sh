@@ -7,7 +7,9 @@
 # Failed tests are re-run once to report whether they are flaky; any failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-eval "$(scripts/install-deps.sh | tail -n 1)"
+# Its last line is MPI_HOME=...; `eval "$(...)"` alone would go on after a failed install.
+deps_env=$(scripts/install-deps.sh | tail -n 1) || { echo "[test] scripts/install-deps.sh failed" >&2; exit 1; }
+eval "$deps_env"
 export MPI_HOME
 # Open MPI refuses to run as root unless told; CI machines run as root.
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi

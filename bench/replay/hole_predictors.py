@@ -156,6 +156,9 @@ def main():
     groups = observables(holes)
     used = [h for h in holes if id(h) in groups]
     usable = sum(max(h.length - args.stall, 0) for h in used)
+    if usable <= 0:
+        fail(f"{args.trace}: no hole after the trace start is longer than the stall "
+             f"({args.stall:g} s): nothing to compare")
 
     def efficiency(lengths):
         # One grant per hole, at its start; a hole shorter than U loses all of itself.

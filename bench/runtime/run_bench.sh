@@ -75,6 +75,8 @@ done
 python3 - "$tmp/results.jsonl" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+if not rows:
+    sys.exit("run_bench: no measurement was recorded (every run failed? see the logs above)")
 by = {}
 for r in rows:
     by.setdefault((r["hosts"], r["what"]), []).append(r["s"])

@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/ci}
 out=${2:-.device}
-eval "$(scripts/install-deps.sh | tail -n 1)"  # MPI_HOME
+deps_env=$(scripts/install-deps.sh | tail -n 1) || { echo "bundle: scripts/install-deps.sh failed" >&2; exit 1; }
+eval "$deps_env"  # MPI_HOME
 data=/usr/share/datasets/fashion-mnist
 programs=(
   tests/collectives/gpu/nccl_test

@@ -13,7 +13,8 @@
 #   cpu_coll.log     bench_collectives at 2 and 8 ranks on the machine's cores (fusion, MPI ratio)
 #   rebuild.log      bench_nccl_rebuild: new NCCL communicator vs ncclCommShrink, 1 rank, and 3
 #                    ranks on the one GPU as three NCCL hosts (NCCL_HOSTID) with a rank killed
-# Each step's result is printed as it ends; a failing step does not stop the others. STEPS picks
+# Each step's result is printed as it ends; a failing step does not stop the others, and the script
+# exits 1 when any failed. STEPS picks
 # steps (default: ctest nccl mnist cpu rebuild); ELASTIC_NCCL_LIB picks a libnccl (default: the
 # newest on the machine).
 #
@@ -22,6 +23,7 @@ set -uo pipefail
 out=${OUT:-/tmp/gpu-checks}
 mkdir -p "$out"
 say() { echo "[gpu-checks $(date +%T)] $*"; }
+failed=0
 step() {  # step NAME LOG LIMIT_S CMD...: appends CMD's output to LOG, prints how it ended
   local name=$1 log=$2 limit=$3
   shift 3
@@ -30,8 +32,12 @@ step() {  # step NAME LOG LIMIT_S CMD...: appends CMD's output to LOG, prints ho
   timeout -k 5 "$limit" "$@" >>"$out/$log" 2>&1
   local rc=$?
   say "$name: exit $rc after $((SECONDS - t0)) s (log $log)"
+  [ "$rc" = 0 ] || failed=$((failed + 1))
   return $rc
 }
+# Whether the loader finds library $1 on its own. ldconfig -p starts each line with a tab, and awk
+# reads all of it (grep -q would end the pipe early: SIGPIPE fails it under pipefail).
+system_has() { ldconfig -p | awk -v so="$1" '$1 == so { found = 1 } END { exit !found }'; }
 
 [ -f .device/bundle.tar.gz ] || { say "no .device/bundle.tar.gz: run scripts/device/bundle.sh first"; exit 2; }
 tar -xzf .device/bundle.tar.gz -C / --no-overwrite-dir
@@ -39,7 +45,7 @@ build=$(sed -n 's/^BUILD=//p' /opt/elastic-device/manifest)
 mpi_home=$(sed -n 's/^MPI_HOME=//p' /opt/elastic-device/manifest)
 # The bundle fills gaps only: a library the machine has itself is not shadowed by ours.
 for lib in /opt/elastic-device/lib/*; do
-  if ldconfig -p | grep -q " $(basename "$lib") "; then rm -f "$lib"; fi
+  if system_has "$(basename "$lib")"; then rm -f "$lib"; fi
 done
 # CUDA's runtime and cuBLAS from the toolkit, libnccl wherever the machine has one (e.g. PyTorch's).
 # Never a system directory in LD_LIBRARY_PATH: the loader searches those anyway, and there they
@@ -47,7 +53,7 @@ done
 # libmpi.so.40) would be loaded instead of ours. Our Open MPI's lib comes first for the same reason.
 libdirs=$mpi_home/lib:/opt/elastic-device/lib
 for so in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
-  ldconfig -p | grep -q " $so " && continue
+  system_has "$so" && continue
   found=$(find /usr/local/cuda/lib64/ /usr/local/cuda/lib/ -maxdepth 1 -name "$so" 2>/dev/null | head -1)
   [ -n "$found" ] || found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$so" -print 2>/dev/null | head -1)
   [ -n "$found" ] && case :$libdirs: in *:"$(dirname "$found")":*) ;; *) libdirs="$libdirs:$(dirname "$found")" ;; esac
@@ -135,4 +141,5 @@ for s in ${STEPS:-ctest nccl mnist cpu rebuild}; do
   say "step $s"
   "run_$s"
 done
-say "done"
+say "done: $failed step(s) failed"
+[ "$failed" = 0 ]
