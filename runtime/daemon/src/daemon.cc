@@ -26,6 +26,8 @@ using Clock = std::chrono::steady_clock;
 
 // How long after a held node starts leaving elasticd polls at leaving_poll_interval.
 constexpr std::chrono::seconds kFastPollFor{1};
+// How long after a kill PRRTE did not carry out it is asked again.
+constexpr double kKillRetryS = 5.0;
 
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
 // to reap it.
@@ -138,6 +140,13 @@ void Daemon::note_departed(JobGroup& group) {
   for (const Departed& d : group.take_departed()) exiting_[d.node].push_back({d.pid, kill_at});
 }
 
+void Daemon::note_lost(const std::string& job, const std::vector<std::string>& nodes) {
+  for (const std::string& n : nodes) {
+    lost_.insert(n);
+    log("node_lost", {{"node", n}, {"job", job}});
+  }
+}
+
 bool Daemon::occupied(const std::string& node) const {
   return held(node) || exiting_.contains(node);
 }
@@ -242,21 +251,30 @@ void Daemon::kill_overdue(const std::string& node, std::vector<Exiting>& procs,
   const auto leaving = leaving_.find(node);
   std::vector<int> pids;
   std::vector<PrrteProc> through_prrte;
+  std::vector<Exiting*> asked;  // of PRRTE
   for (Exiting& e : procs) {
     const double due = leaving == leaving_.end()
                            ? e.kill_at
                            : std::min(e.kill_at, leaving->second.removed_at + options_.grace_s);
-    if (e.killed || now < due) continue;
+    if (e.pid <= 0 || e.killed || now < due || now < e.retry_at) continue;
     e.killed = true;
     pids.push_back(e.pid);
     if (remote == nullptr) {
       ::kill(e.pid, SIGKILL);
     } else if (const auto it = remote->find(ProcessKey{node, e.pid}); it != remote->end()) {
       through_prrte.push_back(it->second);
+      asked.push_back(&e);
     }
   }
   if (pids.empty()) return;
   absl::Status st = kill_processes(through_prrte);
+  if (!st.ok()) {
+    // Not killed: asked again later, or the node would stay occupied for good.
+    for (Exiting* e : asked) {
+      e->killed = false;
+      e->retry_at = now + kKillRetryS;
+    }
+  }
   say(
       fmt::format("node {}: killed {} process(es) that had not exited {} s after leaving their job "
                   "or by the node's deadline{}",
@@ -273,13 +291,16 @@ void Daemon::check_leaving() {
   const double now = unix_now();
   for (auto it = exiting_.begin(); it != exiting_.end();) {
     const std::string& node = it->first;
+    // A process whose pid never reached us (its grow failed before connect_all) can be neither
+    // looked up nor killed: its node is held until its grace period ends (it counted as gone).
+    std::erase_if(it->second, [&](const Exiting& e) { return e.pid <= 0 && now >= e.kill_at; });
     if (placement_.fake_nodes || node == placement_.head_host) {
-      std::erase_if(it->second, [](const Exiting& e) { return process_gone(e.pid); });
+      std::erase_if(it->second, [](const Exiting& e) { return e.pid > 0 && process_gone(e.pid); });
       kill_overdue(node, it->second, nullptr, now);
     } else {
       if (!remote) remote = remote_running();
       std::erase_if(it->second, [&](const Exiting& e) {
-        return !remote->contains(ProcessKey{node, e.pid});
+        return e.pid > 0 && !remote->contains(ProcessKey{node, e.pid});
       });
       kill_overdue(node, it->second, &*remote, now);
     }

@@ -2,6 +2,7 @@
 // a JobGroup verb (start, grow, shrink, stop), follows their progress (learning throughput curves)
 // and ends them (finished, failed, cancelled, requeued), journaling and logging each step. The
 // event loop that decides when to plan is daemon.cc.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -48,6 +49,7 @@ void Daemon::finish_job(Job& job, JobState state, const std::string& reason) {
   if (job.group) {
     if (job.group->active()) job.group->abort();
     note_departed(*job.group);
+    note_lost(job.rec.spec.id, job.group->take_lost());
   }
   job.group.reset();
   absl::Status st;
@@ -84,6 +86,7 @@ void Daemon::requeue(Job& job, const std::string& why) {
   if (job.group) {
     if (job.group->active()) job.group->abort();
     note_departed(*job.group);
+    note_lost(job.rec.spec.id, job.group->take_lost());
     job.group.reset();
   }
   job.rec.state = JobState::kToRestart;
@@ -100,11 +103,11 @@ void Daemon::poll_jobs() {
     if (!job.group) continue;
     PollResult r = job.group->poll();
     if (r.repair_started) log("job_repair_started", {{"job", job.rec.spec.id}});
+    // plan() leaves a job under repair and its nodes alone until the repair ends: plan then, also
+    // when no node was lost (a revoke without a failure), or nodes that left meanwhile wait.
+    if (r.repair_ended) dirty_ = true;
     if (!r.lost_nodes.empty()) {
-      for (const std::string& n : r.lost_nodes) {
-        lost_.insert(n);
-        log("node_lost", {{"node", n}, {"job", job.rec.spec.id}});
-      }
+      note_lost(job.rec.spec.id, r.lost_nodes);
       ++job.rescales;
       log("job_recovered", {{"job", job.rec.spec.id},
                             {"ranks", job.group->ranks()},
@@ -321,7 +324,34 @@ void Daemon::plan() {
       event["expected_idle_s"][n.name] = std::round(n.expected_idle_s);
   }
   log("plan", std::move(event));
-  for (const PlanAction& action : plan_actions(held, *a)) carry_out(*planned[action.job], action);
+  // A shrink that a failure interrupted (the job was repaired, not split) leaves its nodes with the
+  // job: the starts and grows the plan meant to put there wait for the next plan, or two jobs
+  // would hold one node (and every later plan be refused for it).
+  std::set<std::string> kept;
+  for (const PlanAction& action : plan_actions(held, *a)) {
+    Job& job = *planned[action.job];
+    const bool takes =
+        action.kind == PlanAction::Kind::kStart || action.kind == PlanAction::Kind::kGrow;
+    std::vector<std::string> blocked;
+    for (const std::string& n : action.nodes) {
+      if (takes && kept.contains(n)) blocked.push_back(n);
+    }
+    if (!blocked.empty()) {
+      say(fmt::format("job {}: not started or grown: {} still held", job.rec.spec.id,
+                      fmt::join(blocked, ",")));
+      log("action_skipped", {{"job", job.rec.spec.id}, {"nodes", blocked}});
+      retry_later();
+      continue;
+    }
+    carry_out(job, action);
+    if (action.kind == PlanAction::Kind::kShrink && job.group) {
+      for (std::string& n : job.group->nodes()) {
+        if (std::find(action.nodes.begin(), action.nodes.end(), n) != action.nodes.end()) {
+          kept.insert(std::move(n));
+        }
+      }
+    }
+  }
 }
 
 void Daemon::carry_out(Job& job, const PlanAction& action) {

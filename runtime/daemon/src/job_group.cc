@@ -268,19 +268,27 @@ absl::Status JobGroup::shrink(const std::vector<std::string>& nodes) {
   }
   if (leaving.empty()) return absl::OkStatus();
   if (leaving.size() == rank_nodes_.size()) return stop(true);
-  if (absl::Status st = send_order(); !st.ok()) return handle_error(st);
+  // A failure before the split: the group repairs (or aborts), and no rank left; the job keeps
+  // the nodes (but those the failure took), so this is not a shrink even when the repair works.
+  auto interrupted = [this](const absl::Status& cause) {
+    absl::Status st = handle_error(cause);
+    if (!st.ok()) return st;
+    return absl::AbortedError(
+        absl::StrCat("interrupted by a failure (", cause.message(), "); repaired, no rank left"));
+  };
+  if (absl::Status st = send_order(); !st.ok()) return interrupted(st);
   ++generation_;
   if (absl::Status st = header(proto::Directive::kLeave, static_cast<int>(leaving.size()),
                                proto::Reason::kPlan, proto::list_checksum(leaving));
       !st.ok()) {
-    return handle_error(st);
+    return interrupted(st);
   }
-  if (absl::Status st = exchange(leaving, "leaving list"); !st.ok()) return handle_error(st);
+  if (absl::Status st = exchange(leaving, "leaving list"); !st.ok()) return interrupted(st);
   // Every rank took the list (the exchange completes only then), so all of J enters this split;
   // a rank that fails in it is reported by ULFM, one that finds the list invalid revokes J.
   coll::Comm next;
   if (const int rc = MPI_Comm_split(job_.get(), 0, 0, next.out()); rc != MPI_SUCCESS) {
-    return handle_error(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
+    return interrupted(coll::mpi_status(rc, "MPI_Comm_split(leave)", __FILE__, __LINE__));
   }
   MPI_Comm_set_errhandler(next.get(), MPI_ERRORS_RETURN);
   job_ = std::move(next);
@@ -383,8 +391,9 @@ absl::Status JobGroup::settle_repair() {
 
 void JobGroup::repair_in_poll(PollResult& out) {
   if (begin_repair()) out.repair_started = true;
-  if (std::optional<absl::Status> st = step_repair(/*wait=*/false); st && !st->ok()) {
-    out.error = std::string(st->message());
+  if (std::optional<absl::Status> st = step_repair(/*wait=*/false)) {
+    out.repair_ended = true;
+    if (!st->ok()) out.error = std::string(st->message());
   }
 }
 
@@ -440,8 +449,7 @@ bool JobGroup::receive(void* buf, int count, MPI_Datatype type, const MPI_Status
 PollResult JobGroup::poll() {
   PollResult out = std::exchange(stashed_, {});
   poll_into(out);
-  out.lost_nodes = std::move(lost_);
-  lost_.clear();
+  out.lost_nodes = take_lost();
   return out;
 }
 

@@ -3,9 +3,9 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_relay kill_job repair_waits grace_kill kill_mid_spawn
-# kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss restart
-# bad_input output_bound spawn_exit.
+# shrink_notice leader_leaves kill kill_relay kill_job repair_waits cancel_in_repair grace_kill
+# kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss
+# restart bad_input output_bound spawn_exit.
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
 . "$(dirname "$0")/lib.sh"
@@ -246,6 +246,38 @@ case_repair_waits() {
   out a | grep -q WRONG && fail "wrong allreduce"
   [ "$(out a | grep -c '^recovered')" -ge 1 ] || fail "a's ranks saw no recovery"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
+}
+
+# A job cancelled while it repairs the loss of a node (its survivor SIGSTOPped holds the repair
+# open): the loss is kept, the node stays lost and the next job is not placed there, although the
+# job ended before any poll saw its repair end. (Until 2026-12-07 the cancel dropped the repair's
+# lost nodes with the job: the dead host went back to the pool.)
+case_cancel_in_repair() {
+  hosts_range 3
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 2) submit a 2500 1 2
+  wait_for 60 '[ "$(job_ranks a)" = 2 ]' || fail "job a did not reach 2 ranks"
+  local nodes survivor victim pids
+  read -r -a nodes <<< "$(job_nodes a)"
+  survivor=${nodes[0]} victim=${nodes[1]}
+  pids=$(rank_pids "$survivor")
+  [ -n "$pids" ] || fail "no rank of a on $survivor"
+  kill -STOP $pids
+  kill_node "$victim"
+  wait_for 30 "[ \$(count_events job_repair_started '\"a\"') -ge 1 ]" || { kill -CONT $pids; fail "a's repair did not start"; }
+  "$ELASTIC" --state-dir "$S" cancel a > /dev/null || { kill -CONT $pids; fail "cancel a"; }
+  sleep 1
+  kill -CONT $pids
+  wait_for 60 '[ "$(job_state a)" = cancelled ]' || fail "a was not cancelled: $(job_state a)"
+  [ "$(count_events job_recovered '"a"')" = 0 ] || fail "a's repair ended in a poll: the case did not cancel during it"
+  wait_for 10 "[ \$(count_events node_lost '\"$victim\"') -ge 1 ]" || fail "the loss of $victim was forgotten"
+  [ "$(node_state "$victim")" = lost ] || fail "$victim is $(node_state "$victim"), not lost"
+  submit b 300 1 3
+  wait_for 60 '[ "$(job_state b)" = finished ]' || fail "b did not finish: $(job_state b)"
+  grep -E '"event":"job_(started|grown)"' "$S/events.jsonl" | grep '"job":"b"' | grep -q "\"$victim\"" &&
+    fail "b was placed on the lost node $victim"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  echo "a cancelled during its repair; $victim stays lost; b started on $(grep '"job_started"' "$S/events.jsonl" | grep '"job":"b"' | sed 's/.*"nodes":\[\([^]]*\)\].*/\1/')"
 }
 
 # A process that left its job and does not exit is killed: at its node's deadline when the node

@@ -72,6 +72,7 @@ class Daemon {
     int pid = 0;
     double kill_at = 0;  // unix time
     bool killed = false;
+    double retry_at = 0;  // a kill PRRTE did not carry out is asked again from then (unix time)
   };
 
   struct Job {
@@ -146,6 +147,10 @@ class Daemon {
   bool held(const std::string& node) const;
   // Takes the processes that left a job's communicator into exiting_.
   void note_departed(JobGroup& group);
+  // Marks `nodes` lost (a repair of `job` found their ranks dead): not planned again until the
+  // hostfile brings them back. Before a group is dropped too: a repair that a cancel or a stop
+  // settled found them after the last poll.
+  void note_lost(const std::string& job, const std::vector<std::string>& nodes);
   // A job holds the node, or a process that left one there has not exited yet.
   bool occupied(const std::string& node) const;
   // The processes PRRTE reports running on any host; none when it cannot tell (said once).

@@ -72,6 +72,7 @@ struct PollResult {
   std::optional<std::string> error;     // the job cannot go on (a rank exited non-zero, ...)
   std::vector<std::string> lost_nodes;  // nodes whose ranks died (J repaired without them)
   bool repair_started = false;          // a process failed: J's repair began (see repairing())
+  bool repair_ended = false;            // J's repair ended (lost nodes or not): plan again
 };
 
 class JobGroup {
@@ -120,6 +121,8 @@ class JobGroup {
   int generation() const { return generation_; }
   // The processes that left J since the last call (LOCAL): the caller watches them exit.
   std::vector<Departed> take_departed() { return std::exchange(departed_, {}); }
+  // The nodes whose ranks died, found by repairs since the last poll() or take_lost().
+  std::vector<std::string> take_lost() { return std::exchange(lost_, {}); }
   // Latest progress report.
   double samples_total() const { return samples_total_; }
   double samples_per_s() const { return samples_per_s_; }
