@@ -28,8 +28,8 @@
 # jobs filled, and how many preempted holders the runtime released within their wait.
 #
 # Knobs (environment; a relative path is taken from where the demo was started): ELASTIC_BUILD_DIR
-# (default build/default, the "default" preset), DEMO_STATE (state dir; default
-# out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace offset in s; 51743 = 14 h 22 min
+# (default build/default, the "default" preset), DEMO_STATE (state dir, new, not under /tmp or
+# /dev/shm, which each host of the box has of its own; default out/demo/run-<time>), DEMO_NODES (8), DEMO_TRACE_START (trace offset in s; 51743 = 14 h 22 min
 # in, where the 8 busiest nodes churn between 2 and 8 idle),
 # DEMO_TRACE_WINDOW (3700 trace s), DEMO_SPEED (25 trace s per wall s, so the window lasts about
 # 150 s; the pool stays as the trace left it afterwards), DEMO_TIMEOUT (480 s for the jobs),
@@ -205,6 +205,12 @@ else
   say "NO CLUSTER IN A BOX HERE: ${BOX_WHY:-box.sh up failed}"
   say "Falling back to LABEL MODE: every rank runs on this host, node names are only labels."
   say "=================================================================================="
+fi
+if [ "$MODE" = box ]; then
+  # elasticd runs on h0, whose /tmp and /dev/shm are its own: it would not see the state dir there.
+  case "$(realpath -m "$S")" in
+    /tmp/* | /dev/shm/*) die "DEMO_STATE=$S: every host of the box has its own /tmp and /dev/shm; put the state dir elsewhere (default: out/demo/)" ;;
+  esac
 fi
 if [ "$SLURM_MODE" = 1 ]; then
   [ "$MODE" = box ] || die "--slurm needs the cluster in a box (${BOX_WHY:-box.sh up failed}); run without it"
