@@ -1,5 +1,5 @@
-// GzLineReader on files written here, plain and gzip-compressed alike: lines across its read
-// chunks, line ends, a byte order mark, and the bytes a text line must not hold.
+// GzLineReader (through read_lines) on files written here, plain and gzip-compressed alike: lines
+// across its read chunks, line ends, a byte order mark, and the bytes a text line must not hold.
 #include "elastic/traces/gz_line_reader.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "elastic/traces/read_lines.h"
 
 namespace elastic::traces {
 namespace {
@@ -41,20 +43,6 @@ class GzLineReaderTest : public ::testing::TestWithParam<bool> {
     return path.string();
   }
 
-  absl::StatusOr<std::vector<std::string>> read_all(const std::string& path) {
-    absl::StatusOr<GzLineReader> reader = GzLineReader::open(path);
-    if (!reader.ok()) return reader.status();
-    std::vector<std::string> lines;
-    std::string line;
-    while (true) {
-      absl::StatusOr<bool> more = reader->next(line);
-      if (!more.ok()) return more.status();
-      if (!*more) return lines;
-      EXPECT_EQ(reader->line_number(), lines.size() + 1);
-      lines.push_back(line);
-    }
-  }
-
   fs::path dir_;
 };
 
@@ -69,23 +57,23 @@ TEST_P(GzLineReaderTest, LinesAcrossChunksComeBackAsWritten) {
     text += line + (i % 3 == 0 ? "\r\n" : "\n");
     want.push_back(std::move(line));
   }
-  const auto got = read_all(write(text));
+  const auto got = read_lines(write(text));
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, want);
 }
 
 TEST_P(GzLineReaderTest, LastLineWithoutNewlineAndEmptyLinesAreKept) {
-  const auto got = read_all(write("a\n\n\r\nlast"));
+  const auto got = read_lines(write("a\n\n\r\nlast"));
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, (std::vector<std::string>{"a", "", "", "last"}));
-  const auto none = read_all(write(""));
+  const auto none = read_lines(write(""));
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
 }
 
 // A spreadsheet's UTF-8 export starts with EF BB BF: the header's first name was "\xEF\xBB\xBFjob".
 TEST_P(GzLineReaderTest, AByteOrderMarkIsDropped) {
-  const auto got = read_all(write("\xEF\xBB\xBFjob,Tcup\nJ1,18\n\xEF\xBB\xBFx\n"));
+  const auto got = read_lines(write("\xEF\xBB\xBFjob,Tcup\nJ1,18\n\xEF\xBB\xBFx\n"));
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, (std::vector<std::string>{"job,Tcup", "J1,18", "\xEF\xBB\xBFx"}));
 }
@@ -94,7 +82,7 @@ TEST_P(GzLineReaderTest, AByteOrderMarkIsDropped) {
 // next one's fields joined to it, every later line number one off).
 TEST_P(GzLineReaderTest, ANulByteIsAnErrorNamingLineAndColumn) {
   const std::string path = write(std::string("node,start,end\nn1,0,100\0\nn2,0,50\n", 32));
-  const auto got = read_all(path);
+  const auto got = read_lines(path);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(got.status().message(), path + ":2:9: a NUL byte: not a text file, or a damaged one");

@@ -395,38 +395,51 @@ class StoppingMembership final : public Membership {
   std::int64_t stop_at_;
 };
 
+// kEpochs of 2003 samples, 4 per rank and step, under a scripted Membership that decides from the
+// number of steps done (`done_steps`, counted by the step function); commits every 10 steps.
+struct ScriptedRun {
+  static constexpr std::uint64_t kN = 2003;
+  explicit ScriptedRun(int world_rank) : job(kN, 1009, world_rank) {}
+  absl::StatusOr<RunResult> go(Membership& membership, RunOptions opts) {
+    if (absl::Status st = job.register_in(state); !st.ok()) return st;
+    opts.epochs = kEpochs;
+    opts.commit_every = 10;
+    auto step = [this](const StepContext& c) -> absl::Status {
+      absl::Status st = job.step(c);
+      if (st.ok()) done_steps = c.step + 1;
+      return st;
+    };
+    return run(membership, state, sampler, step, std::move(opts), {});
+  }
+  Job job;
+  State state;
+  Sampler sampler{kN, 4, 11, 0, 1};
+  std::int64_t done_steps = 0;
+};
+
 // Runs 2 epochs on 2 ranks under a Membership that stops the job once `stop_at` steps are done
 // (never, when past the end), with no durable checkpoint due by count; then loads the checkpoint as
 // a restarted job would and checks it holds the step run() returned at, the sampler, the model.
 void check_checkpoint_at_return(std::int64_t stop_at, const char* label) {
   int wrank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  constexpr std::uint64_t kN = 2003;
+  constexpr std::uint64_t kN = ScriptedRun::kN;
   // One path for all ranks: rank 0's pid.
   int pid = static_cast<int>(getpid());
   MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
   const std::filesystem::path ckpt =
       std::filesystem::temp_directory_path() / ("run_loop_stop_" + std::to_string(pid));
-  Job job(kN, 1009, wrank);
-  State state;
-  ASSERT_TRUE(job.register_in(state).ok());
-  Sampler sampler(kN, 4, 11, 0, 1);
-  std::int64_t done_steps = 0;
-  StoppingMembership membership(MPI_COMM_WORLD, &done_steps, stop_at);
+  ScriptedRun s(wrank);
+  StoppingMembership membership(MPI_COMM_WORLD, &s.done_steps, stop_at);
   RunOptions opts;
-  opts.epochs = kEpochs;
-  opts.commit_every = 10;
   opts.checkpoint_path = ckpt;
   opts.checkpoint_every_commits = 1000;  // none due before the stop
-  auto step = [&](const StepContext& c) -> absl::Status {
-    absl::Status st = job.step(c);
-    if (st.ok()) done_steps = c.step + 1;
-    return st;
-  };
-  absl::StatusOr<RunResult> r = run(membership, state, sampler, step, opts, {});
+  absl::StatusOr<RunResult> r = s.go(membership, opts);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, Outcome::kFinished);
-  EXPECT_EQ(r->steps, done_steps);
+  EXPECT_EQ(r->steps, s.done_steps);
+  const Job& job = s.job;
+  const Sampler& sampler = s.sampler;
   if (wrank == 0) {
     // What a restarted job loads: the same registration as run() makes, fresh memory.
     Job loaded(kN, 1009, 99);
@@ -494,30 +507,17 @@ TEST(RunLoopScripted, StopDuringRepair) {
   int wsize = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  constexpr std::uint64_t kN = 2003;
-  Job job(kN, 1009, wrank);
-  State state;
-  ASSERT_TRUE(job.register_in(state).ok());
-  Sampler sampler(kN, 4, 11, 0, 1);
-  std::int64_t done_steps = 0;
-  StopInRepairMembership membership(MPI_COMM_WORLD, &done_steps, 25);
-  RunOptions opts;
-  opts.epochs = kEpochs;
-  opts.commit_every = 10;
-  auto step = [&](const StepContext& c) -> absl::Status {
-    absl::Status st = job.step(c);
-    if (st.ok()) done_steps = c.step + 1;
-    return st;
-  };
-  absl::StatusOr<RunResult> r = run(membership, state, sampler, step, opts, {});
+  ScriptedRun s(wrank);
+  StopInRepairMembership membership(MPI_COMM_WORLD, &s.done_steps, 25);
+  absl::StatusOr<RunResult> r = s.go(membership, {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, Outcome::kFinished);
   EXPECT_EQ(r->comm, nullptr);
   EXPECT_EQ(r->steps, 20);
   const std::uint64_t global_batch = 4 * static_cast<std::uint64_t>(wsize);
-  EXPECT_EQ(sampler.processed_in_epoch(), 20 * global_batch);
+  EXPECT_EQ(s.sampler.processed_in_epoch(), 20 * global_batch);
   double counted = 0;
-  for (double c : job.counts) counted += c;
+  for (double c : s.job.counts) counted += c;
   EXPECT_EQ(counted, static_cast<double>(20 * global_batch));
   if (wrank == 0 && !::testing::Test::HasFailure()) std::printf("STOP DURING REPAIR PASSED\n");
   std::fflush(stdout);
