@@ -211,8 +211,16 @@ agent() {
 # with 2 ranks a host it builds intra- and inter-node communicators of its own inside the first
 # collective on every new communicator, and on cores shared by 16 ranks that took shrink on notice
 # at 8 hosts from 56-87 ms to 103-179 ms (docs/runtime.md). Elsewhere Open MPI's default stands.
+# PRRTE splits plm_ssh_agent at spaces and colons: from a repository whose path holds one, the
+# agent is reached through a link in the box's run folder.
+agent_path() {
+  case $SELF in
+    *[[:space:]:]*) mkdir -p "$RUN" && ln -sfn "$SELF" "$RUN/agent" && echo "$RUN/agent" ;;
+    *) echo "$SELF" ;;
+  esac
+}
 mpirun_args() {  # mpirun_args [--no-agent]
-  [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "$SELF agent"
+  [ "${1:-}" = --no-agent ] || printf '%s\n' --prtemca plm_ssh_agent "$(agent_path) agent"
   printf '%s\n' --prtemca oob_tcp_if_include "$NET.0/24" \
     --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca mpi_yield_when_idle 1 \
     --mca coll ^han

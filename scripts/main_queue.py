@@ -46,6 +46,7 @@ import json
 import math
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -159,7 +160,8 @@ def replay(a):
         try:
             out = slurm(a.slurm, "sbatch", "--parsable", "-o", "/dev/null", "-J", f"main-{i}",
                         "-p", a.partition, f"-N{k}", "-t", str(limit),
-                        "--wrap", f"date +%s.%N > {prefix}.start.{i}; sleep {run_s:.1f}")
+                        "--wrap",
+                        f"date +%s.%N > {shlex.quote(f'{prefix}.start.{i}')}; sleep {run_s:.1f}")
             job_ids[i] = int(out.split(";")[0])
         except (RuntimeError, ValueError) as e:
             refused += 1
