@@ -12,7 +12,6 @@
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 FMNIST=$5
 . "$(dirname "$0")/lib.sh"
-out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }
 accuracy() { sed -n 's/^final test accuracy \([0-9.]*\).*/\1/p'; }
 EPOCHS=5
 # The hang guards below, times ELASTIC_TEST_TIME_SCALE (tests/CMakeLists.txt: 4 under the sanitizers).

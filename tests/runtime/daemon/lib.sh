@@ -114,6 +114,16 @@ crash_and_restart_daemon() {
   kill_all_hosts  # whatever mpirun left behind of the old ranks
   start_daemon
 }
+out() { cat "$S"/jobs/"$1"/stdout 2>/dev/null; }  # out ID: the job's standard output
+# no_wrong_allreduce ID...: fails the case if a rank of a job found a wrong sum (test_trainer says
+# so on its standard error, then exits).
+no_wrong_allreduce() {
+  local j
+  for j in "$@"; do
+    grep -q WRONG "$S/jobs/$j/stderr" 2>/dev/null && fail "wrong allreduce in $j: $(grep -m1 WRONG "$S/jobs/$j/stderr")"
+  done
+  return 0
+}
 # wait_for SECONDS 'shell condition'
 wait_for() {
   local end=$((SECONDS + $1))
