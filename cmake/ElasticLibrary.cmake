@@ -13,3 +13,16 @@ function(elastic_add_library name)
   install(TARGETS ${target} EXPORT elasticTargets)
   install(DIRECTORY include/elastic DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
+
+# elastic_add_internal_library(<name> <sources>...): elastic_<name> (elastic::<name>) for the
+# project's own programs and tests, never installed: its headers include private ones (elasticd's
+# include the worker's wire protocol), so a user project could not compile them. Static, so that
+# the installed programs that link it need no library beside them.
+function(elastic_add_internal_library name)
+  set(target elastic_${name})
+  add_library(${target} STATIC ${ARGN})
+  add_library(elastic::${name} ALIAS ${target})
+  target_include_directories(${target}
+    PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PRIVATE elastic_warnings)
+endfunction()
