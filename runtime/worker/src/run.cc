@@ -84,9 +84,11 @@ absl::Status Loop::form(ResetReason reason) {
                 : coll::create_communicator(m_.comm(), coll::Backend::kMpi, opts_.create);
   if (!c.ok()) return c.status();
   comm_ = std::move(*c);
-  if (reason == ResetReason::kStart && !opts_.checkpoint_path.empty()) {
-    // Every rank that sees the file loads it (the path is meant to be on a shared file system);
-    // the sync below makes rank 0's copy everyone's either way.
+  if (reason == ResetReason::kStart && comm_->rank() == 0 && !opts_.checkpoint_path.empty()) {
+    // Rank 0 alone: the sync below makes its copy everyone's. A rank that joins a running job
+    // enters here too (kStart is its first membership) and is never rank 0 while an older rank
+    // lives: it must not read a file of the whole state from the shared file system while the job
+    // waits for it in the sync, nor fail the grow because it cannot.
     std::error_code ec;
     if (std::filesystem::exists(opts_.checkpoint_path, ec)) {
       if (absl::Status st = state_.load_checkpoint(opts_.checkpoint_path); !st.ok()) {

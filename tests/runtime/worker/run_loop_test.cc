@@ -338,6 +338,16 @@ TEST(RunLoopScripted, GrowKillShrink) {
   opts.epochs = kEpochs;
   opts.commit_every = 4;
   opts.call.timeout = std::chrono::seconds(30);
+  if (joiner) {
+    // The joiner sees a durable checkpoint it cannot load (a torn or foreign file on its view of
+    // the shared file system): it joins all the same, with rank 0's state, never reading it.
+    char path[] = "/tmp/run_loop_joiner_ckpt.XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, "not a checkpoint\n", 17), 17);
+    close(fd);
+    opts.checkpoint_path = path;
+  }
   auto step = [&](const StepContext& c) -> absl::Status {
     if (wrank == 1 && c.step == 120) raise(SIGKILL);  // a node vanishes mid-step
     absl::Status st = job.step(c);
@@ -354,6 +364,7 @@ TEST(RunLoopScripted, GrowKillShrink) {
     std::exit(::testing::Test::HasFailure() ? 1 : 0);
   }
   if (joiner) {
+    std::filesystem::remove(opts.checkpoint_path);
     EXPECT_EQ(joined_at, 100);
     EXPECT_TRUE(joiner_identical);
     EXPECT_TRUE(joiner_changed) << "the joiner's parameters were never replaced";
