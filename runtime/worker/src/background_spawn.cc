@@ -14,12 +14,16 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
                                  std::chrono::steady_clock::time_point deadline, MPI_Comm* current,
                                  std::mutex* mu) {
   SpawnOutcome out;
+  // What revoke() reaches from the other thread: always a communicator that is still alive, so a
+  // new one is published before the one it replaces is freed.
+  auto publish = [current, mu](MPI_Comm c) {
+    if (current == nullptr) return;
+    std::lock_guard<std::mutex> lock(*mu);
+    *current = c;
+  };
   MPI_Comm on = job;
+  publish(on);
   for (int i = 0; i < count; ++i) {
-    if (current != nullptr) {
-      std::lock_guard<std::mutex> lock(*mu);
-      *current = on;
-    }
     // The controller spawns with MPI_Comm_spawn_multiple; arguments other than root and comm are
     // ignored on non-root ranks.
     coll::Comm inter;
@@ -35,6 +39,7 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
       break;
     }
     MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
+    publish(merged.get());
     if (absl::Status st = proto::connect_all(merged.get(), deadline).status(); !st.ok()) {
       merged.revoke();
       out.error = membership_error(st);
@@ -45,19 +50,13 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
     on = out.job.get();
   }
   if (out.error.ok() && count > 0) {
-    if (current != nullptr) {
-      std::lock_guard<std::mutex> lock(*mu);
-      *current = on;
-    }
     absl::Status st = proto::make_compute(out.job.get(), out.compute, &out.duplicate, deadline);
     if (st.ok()) {
-      if (current != nullptr) {
-        std::lock_guard<std::mutex> lock(*mu);
-        *current = out.compute.get();
-      }
+      publish(out.compute.get());
       st = proto::warm_up(out.compute.get(), warm, deadline);
     }
     if (!st.ok()) {
+      publish(out.job.get());  // before the compute communicator is freed
       out.job.revoke();
       out.compute.revoke();
       out.compute.reset();
@@ -65,10 +64,7 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
       out.error = membership_error(st);
     }
   }
-  if (current != nullptr) {
-    std::lock_guard<std::mutex> lock(*mu);
-    *current = MPI_COMM_NULL;
-  }
+  publish(MPI_COMM_NULL);
   return out;
 }
 
