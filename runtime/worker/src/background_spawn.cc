@@ -11,8 +11,9 @@
 namespace elastic::rt {
 
 SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
-                                 std::chrono::steady_clock::time_point deadline, MPI_Comm* current,
+                                 std::chrono::milliseconds timeout, MPI_Comm* current,
                                  std::mutex* mu) {
+  using Clock = std::chrono::steady_clock;
   SpawnOutcome out;
   // What revoke() reaches from the other thread: always a communicator that is still alive, so a
   // new one is published before the one it replaces is freed.
@@ -40,7 +41,8 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
     }
     MPI_Comm_set_errhandler(merged.get(), MPI_ERRORS_RETURN);
     publish(merged.get());
-    if (absl::Status st = proto::connect_all(merged.get(), deadline).status(); !st.ok()) {
+    if (absl::Status st = proto::connect_all(merged.get(), Clock::now() + timeout).status();
+        !st.ok()) {
       merged.revoke();
       out.error = membership_error(st);
       out.job = std::move(merged);  // the survivors repair this one, as the controller does
@@ -50,6 +52,7 @@ SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
     on = out.job.get();
   }
   if (out.error.ok() && count > 0) {
+    const auto deadline = Clock::now() + timeout;
     absl::Status st = proto::make_compute(out.job.get(), out.compute, &out.duplicate, deadline);
     if (st.ok()) {
       publish(out.compute.get());
@@ -76,15 +79,15 @@ BackgroundSpawn::~BackgroundSpawn() {
 }
 
 void BackgroundSpawn::start(MPI_Comm job, int count, proto::WarmUp warm, bool threaded,
-                            std::chrono::steady_clock::time_point deadline) {
+                            std::chrono::milliseconds timeout) {
   if (threaded) {
-    result_ = std::async(std::launch::async, [this, job, count, warm, deadline] {
-      return take_part_in_spawns(job, count, warm, deadline, &current_, &mu_);
+    result_ = std::async(std::launch::async, [this, job, count, warm, timeout] {
+      return take_part_in_spawns(job, count, warm, timeout, &current_, &mu_);
     });
     return;
   }
   std::promise<SpawnOutcome> done;
-  done.set_value(take_part_in_spawns(job, count, warm, deadline));
+  done.set_value(take_part_in_spawns(job, count, warm, timeout));
   result_ = done.get_future();
 }
 

@@ -123,7 +123,8 @@ absl::StatusOr<Event> Session::join_spawns() {
     return absl::AbortedError(absl::StrCat("invalid spawn count ", more, " from the controller"));
   }
   if (more > 0) {
-    spawn_->start(job_.get(), more, proto::WarmUp{}, /*threaded=*/false, deadline);
+    spawn_->start(job_.get(), more, proto::WarmUp{}, /*threaded=*/false,
+                  options_.directive_timeout);
     if (absl::Status st = adopt_spawn(); !st.ok()) {
       revoke_all();
       return st;
@@ -362,7 +363,7 @@ absl::StatusOr<Event> Session::step_boundary(bool done) {
     spawn_->start(
         job_.get(), count,
         proto::WarmUp{.holds = true, .bytes = std::min(state_bytes_, options_.warm_up_max_bytes)},
-        threaded_, Clock::now() + options_.directive_timeout);
+        threaded_, options_.directive_timeout);
   }
   const bool grown = buf[kReady] == static_cast<double>(compute_.size());
   if (buf[kOrder] == 0 && !finishing && !grown) {

@@ -26,16 +26,17 @@ struct SpawnOutcome {
 
 // COLLECTIVE over `job` and, in turn, each J it yields: takes a non-root part in `count`
 // consecutive MPI_Comm_spawn_multiple calls rooted at the controller (J rank 0), merging with each
-// spawn's new ranks (new ranks last) and exchanging connect_all with them, each step bounded by `deadline`
-// where MPI allows; then, when every spawn succeeded, builds the new J's C and its duplicate with
+// spawn's new ranks (new ranks last) and exchanging connect_all with them; then, when every spawn succeeded, builds the new J's C and its duplicate with
 // the other ranks (the controller takes no part) and warms C's connections (proto::warm_up, with
-// `warm`). `current` (if not null) is set, under `mu`, to the communicator each step runs on, so
+// `warm`). Each step after a spawn returns is bounded by `timeout` from its start where MPI
+// allows, as the controller bounds each spawn on its side: a series of slow spawns is not one
+// budget. `current` (if not null) is set, under `mu`, to the communicator each step runs on, so
 // that another thread can revoke it. Errors (membership_error.h): Unavailable (the spawn
 // was refused: J is intact), Aborted (a process failed, J was revoked, the merge or connect_all
 // failed), DeadlineExceeded.
 SpawnOutcome take_part_in_spawns(MPI_Comm job, int count, proto::WarmUp warm,
-                                 std::chrono::steady_clock::time_point deadline,
-                                 MPI_Comm* current = nullptr, std::mutex* mu = nullptr);
+                                 std::chrono::milliseconds timeout, MPI_Comm* current = nullptr,
+                                 std::mutex* mu = nullptr);
 
 // take_part_in_spawns in a helper thread (MPI_THREAD_MULTIPLE), or inline at start() otherwise.
 class BackgroundSpawn {
@@ -47,7 +48,7 @@ class BackgroundSpawn {
 
   // Starts a part in `count` spawns onto `job`, which must stay valid until take() returns.
   void start(MPI_Comm job, int count, proto::WarmUp warm, bool threaded,
-             std::chrono::steady_clock::time_point deadline);
+             std::chrono::milliseconds timeout);
   bool active() const { return result_.valid(); }
   // LOCAL, never blocks: whether take() would return at once.
   bool finished() const;
