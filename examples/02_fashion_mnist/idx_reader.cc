@@ -4,6 +4,7 @@
 
 #include <array>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -36,9 +37,17 @@ std::uint32_t be32(const std::vector<std::uint8_t>& b, std::size_t off) {
 
 }  // namespace
 
+std::filesystem::path images_file(const std::filesystem::path& dir, const std::string& prefix) {
+  return dir / (prefix + "-images-idx3-ubyte.gz");
+}
+
+std::filesystem::path labels_file(const std::filesystem::path& dir, const std::string& prefix) {
+  return dir / (prefix + "-labels-idx1-ubyte.gz");
+}
+
 absl::StatusOr<Dataset> load_idx(const std::filesystem::path& dir, const std::string& prefix) {
-  const auto img_path = dir / (prefix + "-images-idx3-ubyte.gz");
-  const auto lbl_path = dir / (prefix + "-labels-idx1-ubyte.gz");
+  const auto img_path = images_file(dir, prefix);
+  const auto lbl_path = labels_file(dir, prefix);
   absl::StatusOr<std::vector<std::uint8_t>> img = read_gz(img_path);
   if (!img.ok()) return img.status();
   absl::StatusOr<std::vector<std::uint8_t>> lbl = read_gz(lbl_path);
@@ -53,17 +62,37 @@ absl::StatusOr<Dataset> load_idx(const std::filesystem::path& dir, const std::st
   }
   Dataset d;
   d.count = be32(*img, 4);
-  d.features = std::size_t{be32(*img, 8)} * be32(*img, 12);
+  if (d.count == 0) {
+    // The training loop shards the items and the test accuracy divides by their number.
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", img_path.string(), "': item count (header bytes 4-7) is 0"));
+  }
+  const std::uint32_t rows = be32(*img, 8), cols = be32(*img, 12);
+  if (rows == 0 || cols == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("'", img_path.string(), "': images of ", rows,
+                                                   " x ", cols, " pixels (header bytes 8-15)"));
+  }
   if (be32(*lbl, 4) != d.count) {
     return absl::InvalidArgumentError(absl::StrCat("'", lbl_path.string(), "': item count ",
                                                    be32(*lbl, 4), " differs from the images' ",
                                                    d.count));
   }
-  if (img->size() != 16 + d.count * d.features || lbl->size() != 8 + d.count) {
-    return absl::DataLossError(
-        absl::StrCat("'", img_path.string(), "' or its labels: size does not match the header"));
+  // count * rows * cols can exceed 64 bits; a product that wrapped could match a short file and
+  // leave fewer pixels than count * features for the model to read.
+  std::size_t pixels = 0;
+  if (__builtin_mul_overflow(std::size_t{rows}, std::size_t{cols}, &d.features) ||
+      __builtin_mul_overflow(d.count, d.features, &pixels) || pixels != img->size() - 16) {
+    return absl::DataLossError(absl::StrCat("'", img_path.string(), "': the header's ", d.count,
+                                            " images of ", rows, " x ", cols, " pixels need ",
+                                            d.count, " * ", rows, " * ", cols,
+                                            " bytes after it, the file has ", img->size() - 16));
   }
-  d.images.resize(d.count * d.features);
+  if (lbl->size() - 8 != d.count) {
+    return absl::DataLossError(absl::StrCat("'", lbl_path.string(), "': the header's ", d.count,
+                                            " labels need ", d.count,
+                                            " bytes after it, the file has ", lbl->size() - 8));
+  }
+  d.images.resize(pixels);
   for (std::size_t i = 0; i < d.images.size(); ++i)
     d.images[i] = static_cast<float>((*img)[16 + i]) / 255.0f;
   d.labels.assign(lbl->begin() + 8, lbl->end());
@@ -74,6 +103,19 @@ absl::StatusOr<Dataset> load_idx(const std::filesystem::path& dir, const std::st
     }
   }
   return d;
+}
+
+absl::StatusOr<TrainTest> load_train_test(const std::filesystem::path& dir) {
+  absl::StatusOr<Dataset> train = load_idx(dir, "train");
+  if (!train.ok()) return train.status();
+  absl::StatusOr<Dataset> test = load_idx(dir, "t10k");
+  if (!test.ok()) return test.status();
+  if (test->features != train->features) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", images_file(dir, "t10k").string(), "': images of ", test->features, " pixels, '",
+        images_file(dir, "train").string(), "' (the model's input) of ", train->features));
+  }
+  return TrainTest{std::move(*train), std::move(*test)};
 }
 
 }  // namespace elastic::examples

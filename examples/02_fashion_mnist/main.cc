@@ -52,13 +52,13 @@ int main(int argc, char** argv) {
 
   const char* const program = "fashion_mnist";
   std::unique_ptr<rt::Session> session = ex::join_or_exit(program, &argc, &argv);
-  auto train = ex::load_idx(flags.data_dir, "train");
-  if (!train.ok()) ex::fail(*session, program, 2, train.status().ToString());
-  auto test = ex::load_idx(flags.data_dir, "t10k");
-  if (!test.ok()) ex::fail(*session, program, 2, test.status().ToString());
+  absl::StatusOr<ex::TrainTest> data = ex::load_train_test(flags.data_dir);
+  if (!data.ok()) ex::fail(*session, program, 2, data.status().ToString());
+  const ex::Dataset& train = data->train;
+  const ex::Dataset& test = data->test;
 
-  ex::Mlp model(train->features, hidden, 10, flags.seed);
-  rt::Sampler sampler(train->count, flags.batch, flags.seed, 0, 1);
+  ex::Mlp model(train.features, hidden, 10, flags.seed);
+  rt::Sampler sampler(train.count, flags.batch, flags.seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", model.params()),
                           state.add_buffer("momentum", model.momentum())}) {
@@ -73,12 +73,12 @@ int main(int argc, char** argv) {
   float lr_now = 0;  // set when a membership starts and when an epoch ends (flags.rate)
 
   auto step = [&](const rt::StepContext& c) -> absl::Status {
-    xb.resize(c.ids.size() * train->features);
+    xb.resize(c.ids.size() * train.features);
     yb.resize(c.ids.size());
     for (std::size_t k = 0; k < c.ids.size(); ++k) {
-      std::copy_n(&train->images[c.ids[k] * train->features], train->features,
-                  &xb[k * train->features]);
-      yb[k] = train->labels[c.ids[k]];
+      std::copy_n(&train.images[c.ids[k] * train.features], train.features,
+                  &xb[k * train.features]);
+      yb[k] = train.labels[c.ids[k]];
     }
     model.zero_grad();
     const auto [loss, correct] = model.accumulate(xb.data(), yb.data(), c.ids.size());
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     return absl::OkStatus();
   };
   const ex::Accuracy accuracy = [&](coll::Communicator& comm) {
-    return test_accuracy(model, *test, comm);
+    return test_accuracy(model, test, comm);
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
     lr_now = static_cast<float>(flags.rate(comm.size(), epoch + 1));

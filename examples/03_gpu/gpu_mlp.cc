@@ -78,6 +78,11 @@ absl::Status GpuMlp::forward(const DeviceDataset& data, std::span<const std::uin
   const std::size_t n = ids.size();
   if (n > max_batch_)
     return absl::InvalidArgumentError(absl::StrCat("GpuMlp: batch ", n, " > max ", max_batch_));
+  // The gather kernel reads in_ floats per sample: a dataset of smaller images would be overread.
+  if (data.features != in_) {
+    return absl::InvalidArgumentError(absl::StrCat("GpuMlp: samples of ", data.features,
+                                                   " features for a model of ", in_, " inputs"));
+  }
   for (const std::uint64_t id : ids) {
     if (id >= data.count)
       return absl::OutOfRangeError(absl::StrCat("GpuMlp: sample ", id, " >= ", data.count));

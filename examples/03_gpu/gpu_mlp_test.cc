@@ -1,6 +1,6 @@
 // Cross-checks the GPU MLP against example 02's CPU MLP (the oracle) on the same parameters and
-// samples: gradients, loss, accuracy counts, one SGD step, and the empty batch. Needs a CUDA
-// device; without one every test is skipped and the program exits 77 (ctest: skipped).
+// samples: gradients, loss, accuracy counts, one SGD step, the empty batch; and refuses bad input.
+// Needs a CUDA device; without one every test is skipped and the program exits 77 (ctest: skipped).
 #include "gpu_mlp.h"
 
 #include <cuda_runtime.h>
@@ -147,6 +147,18 @@ TEST_F(GpuMlpTest, RejectsBadInput) {
   EXPECT_EQ(gpu_->compute_gradients(dev_, std::vector<std::uint64_t>(65, 0)).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(GpuMlp::create(kIn, kHidden, kClasses, std::vector<float>(3), 8).ok());
+}
+
+TEST_F(GpuMlpTest, RejectsSamplesOfAnotherSize) {
+  Dataset narrow = synthetic(4, 9);
+  narrow.features = kIn - 1;
+  narrow.images.resize(narrow.count * narrow.features);
+  auto dev = upload(narrow);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  EXPECT_EQ(gpu_->compute_gradients(*dev, std::vector<std::uint64_t>{3}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu_->count_correct(*dev, 0, narrow.count).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -112,18 +112,18 @@ int main(int argc, char** argv) {
   const int device = local % devices;
   if (cudaError_t rc = cudaSetDevice(device); rc != cudaSuccess) fail(4, cudaGetErrorString(rc));
 
-  auto train = ex::load_idx(flags.data_dir, "train");
-  if (!train.ok()) fail(2, train.status().ToString());
-  auto test = ex::load_idx(flags.data_dir, "t10k");
-  if (!test.ok()) fail(2, test.status().ToString());
-  auto train_dev = ex::upload(*train);
+  absl::StatusOr<ex::TrainTest> data = ex::load_train_test(flags.data_dir);
+  if (!data.ok()) fail(2, data.status().ToString());
+  const ex::Dataset& train = data->train;
+  const ex::Dataset& test = data->test;
+  auto train_dev = ex::upload(train);
   if (!train_dev.ok()) fail(4, train_dev.status().ToString());
-  auto test_dev = ex::upload(*test);
+  auto test_dev = ex::upload(test);
   if (!test_dev.ok()) fail(4, test_dev.status().ToString());
 
   // The same initialisation as example 02 (same seed -> same parameters).
-  ex::Mlp init(train->features, hidden, 10, flags.seed);
-  auto model_or = ex::GpuMlp::create(train->features, hidden, 10, init.params(), flags.batch);
+  ex::Mlp init(train.features, hidden, 10, flags.seed);
+  auto model_or = ex::GpuMlp::create(train.features, hidden, 10, init.params(), flags.batch);
   if (!model_or.ok()) fail(4, model_or.status().ToString());
   ex::GpuMlp& model = **model_or;
 
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   std::copy(init.params().begin(), init.params().end(), params_host.data());
   std::fill_n(momentum_host.data(), momentum_host.size(), 0.0f);
 
-  rt::Sampler sampler(train->count, flags.batch, flags.seed, 0, 1);
+  rt::Sampler sampler(train.count, flags.batch, flags.seed, 0, 1);
   rt::State state;
   for (absl::Status st : {state.add_buffer("params", params_host.span()),
                           state.add_buffer("momentum", momentum_host.span())}) {
@@ -186,11 +186,11 @@ int main(int argc, char** argv) {
   const ex::Accuracy test_accuracy = [&](coll::Communicator& comm) -> absl::StatusOr<double> {
     const auto r = static_cast<std::size_t>(comm.rank()), n = static_cast<std::size_t>(comm.size());
     absl::StatusOr<std::size_t> correct =
-        model.count_correct(*test_dev, test->count * r / n, test->count * (r + 1) / n);
+        model.count_correct(*test_dev, test.count * r / n, test.count * (r + 1) / n);
     if (!correct.ok()) return correct.status();
     return ex::accuracy_over_ranks(
         comm, static_cast<double>(*correct),
-        static_cast<double>(test->count * (r + 1) / n - test->count * r / n));
+        static_cast<double>(test.count * (r + 1) / n - test.count * r / n));
   };
   cb.on_epoch_end = [&](std::uint64_t epoch, coll::Communicator& comm) {
     lr_now = static_cast<float>(flags.rate(comm.size(), epoch + 1));

@@ -1,5 +1,6 @@
 #include "fashion_mnist_data.h"
 
+#include "absl/strings/str_cat.h"
 #include "idx_reader.h"
 
 namespace elastic::examples {
@@ -8,6 +9,12 @@ absl::StatusOr<FashionMnist> FashionMnist::load(const std::filesystem::path& dir
                                                 const std::string& prefix) {
   absl::StatusOr<Dataset> d = load_idx(dir, prefix);
   if (!d.ok()) return d.status();
+  // The tensors are views of 28 x 28 pixels per image: other sizes would be read past their end.
+  if (d->features != 28 * 28) {
+    return absl::InvalidArgumentError(absl::StrCat("'", images_file(dir, prefix).string(),
+                                                   "': images of ", d->features,
+                                                   " pixels, the CNN takes 28 x 28 = 784"));
+  }
   const auto n = static_cast<std::int64_t>(d->count);
   ::torch::Tensor images =
       ::torch::from_blob(d->images.data(), {n, 1, 28, 28}, ::torch::kFloat32).clone();

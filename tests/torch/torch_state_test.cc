@@ -1,6 +1,7 @@
 // elastic::torch without MPI peers: a model and an Adam/SGD optimizer registered with the State
 // come back bit for bit from restore() and from a durable checkpoint; unsupported optimizers and
-// mismatched models are refused with clear errors; the learning-rate hook and get_batch().
+// tensors and mismatched models are refused with clear errors; the learning-rate hook and
+// get_batch().
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -119,6 +120,29 @@ TEST(StateRegistration, UnsupportedOptimizerIsRefused) {
   absl::Status st = reg.add_optimizer(state, opt);
   EXPECT_TRUE(absl::IsFailedPrecondition(st)) << st;
   EXPECT_NE(st.message().find("State::add_object"), std::string::npos) << st;
+}
+
+// Their mirrors would save only the elements: registered, torch threw at the first commit (nbytes
+// of a sparse tensor) or at restore (a quantized tensor without its quantizer).
+TEST(StateRegistration, SparseAndMirroredQuantizedTensorsAreRefused) {
+  struct Holder : ::torch::nn::Module {
+    explicit Holder(::torch::Tensor t) { register_buffer("t", std::move(t)); }
+  };
+  const ::torch::Tensor quantized =
+      ::torch::quantize_per_tensor(::torch::rand({3, 4}), 0.1, 2, ::torch::kQInt8);
+  for (const ::torch::Tensor& t : {::torch::eye(3).to_sparse(), quantized.t()}) {
+    Holder m(t);
+    rt::State state;
+    et::StateRegistration reg;
+    absl::Status st;
+    EXPECT_NO_THROW(st = reg.add_module(state, m));
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << st;
+    EXPECT_NE(st.message().find("model.t"), std::string::npos) << st;
+  }
+  Holder contiguous(quantized);  // by address: its int8 elements, as any integer buffer
+  rt::State state;
+  et::StateRegistration reg;
+  EXPECT_TRUE(reg.add_module(state, contiguous).ok());
 }
 
 TEST(StateRegistration, OptimizerStateOfAnotherModelIsRefused) {

@@ -2,6 +2,7 @@
 // host copy (TensorMirror).
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "elastic/torch/state_registration.h"
@@ -21,25 +22,54 @@ class TensorMirror final : public rt::Checkpointable {
     put_tensor(out, t_);
     return out;
   }
+  absl::Status check(std::span<const std::byte> bytes) const override {
+    return parse(bytes).status();
+  }
   absl::Status load(std::span<const std::byte> bytes) override {
-    rt::Reader in(bytes);
-    absl::StatusOr<::torch::Tensor> src = get_tensor(in, name_);
+    absl::StatusOr<SavedTensor> src = parse(bytes);
     if (!src.ok()) return src.status();
-    if (!src->defined() || in.left() != 0)
-      return absl::DataLossError(absl::StrCat(name_, ": malformed tensor bytes"));
     return copy_into(*src, t_, name_);
   }
 
  private:
+  // Everything load() refuses, found before anything is copied: malformed bytes, and a tensor of
+  // another dtype or element count (another model).
+  absl::StatusOr<SavedTensor> parse(std::span<const std::byte> bytes) const {
+    rt::Reader in(bytes);
+    absl::StatusOr<SavedTensor> src = read_tensor(in, name_);
+    if (!src.ok()) return src.status();
+    if (!src->defined || in.left() != 0)
+      return absl::DataLossError(absl::StrCat(name_, ": malformed tensor bytes"));
+    if (absl::Status st = check_fits(*src, t_, name_); !st.ok()) return st;
+    return src;
+  }
+
   std::string name_;
   ::torch::Tensor t_;
 };
+
+// The State records the element type of float32 and float64 buffers (their kinds differ) but keeps
+// 16-bit floats, integers and bools as bits of a size: their names carry the dtype, so that a
+// checkpoint of bf16 weights is refused by an fp16 model (the layouts differ), not read as fp16.
+std::string with_dtype(const std::string& name, const ::torch::Tensor& t) {
+  return absl::StrCat(name, ":", c10::toString(t.scalar_type()));
+}
 
 absl::Status add_tensor(rt::State& state, std::string name, const ::torch::Tensor& t,
                         std::vector<std::unique_ptr<rt::Checkpointable>>& objects) {
   if (!t.defined())
     return absl::OkStatus();  // an optional parameter that is absent (e.g. bias=false)
-  if (!t.is_cpu() || !t.is_contiguous() || t.is_sparse()) {
+  // A mirror saves the elements of a dense tensor (put_tensor): a sparse tensor's indices, or a
+  // quantized one's scale, would be lost (torch threw at the first commit or restore).
+  if (t.layout() != ::torch::kStrided) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("StateRegistration: '", name, "' is not a dense (strided) tensor"));
+  }
+  if (!t.is_cpu() || !t.is_contiguous()) {
+    if (t.is_quantized()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "StateRegistration: '", name, "' is quantized and not a contiguous CPU tensor"));
+    }
     objects.push_back(std::make_unique<TensorMirror>(name, t));
     return state.add_object(std::move(name), objects.back().get());
   }
@@ -52,10 +82,12 @@ absl::Status add_tensor(rt::State& state, std::string name, const ::torch::Tenso
     case ::torch::kBFloat16:
     case ::torch::kFloat16:
       return state.add_buffer(
-          std::move(name), std::span<std::uint16_t>(static_cast<std::uint16_t*>(t.data_ptr()), n));
+          with_dtype(name, t),
+          std::span<std::uint16_t>(static_cast<std::uint16_t*>(t.data_ptr()), n));
     default:  // integer buffers (BatchNorm's num_batches_tracked), bool masks ...
       return state.add_bytes(
-          std::move(name), std::span<std::byte>(static_cast<std::byte*>(t.data_ptr()), t.nbytes()));
+          with_dtype(name, t),
+          std::span<std::byte>(static_cast<std::byte*>(t.data_ptr()), t.nbytes()));
   }
 }
 

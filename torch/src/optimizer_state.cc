@@ -61,35 +61,40 @@ struct Writer {
   void tensor(::torch::Tensor& t) { put_tensor(out, t); }
 };
 
-// Reads the fields into a fresh state object for `param`; the first error is kept.
+// Reads one parameter's fields as Writer wrote them, refusing state that does not fit `param`; the
+// first error is kept. With `copy` false (check()) no element is copied out of the bytes.
 struct Loader {
   rt::Reader& in;
   const ::torch::Tensor& param;
   std::string what;
+  bool copy;
   absl::Status status;
   void scalar(std::int64_t& v) {
+    if (!status.ok()) return;
     std::optional<std::int64_t> x = in.get<std::int64_t>();
-    if (!x && status.ok()) status = absl::DataLossError(absl::StrCat(what, ": truncated"));
-    if (x) v = *x;
+    if (!x) {
+      status = absl::DataLossError(absl::StrCat(what, ": truncated"));
+      return;
+    }
+    v = *x;
   }
   void tensor(::torch::Tensor& t) {
     if (!status.ok()) return;
-    absl::StatusOr<::torch::Tensor> x = get_tensor(in, what);
+    absl::StatusOr<SavedTensor> x = read_tensor(in, what);
     if (!x.ok()) {
       status = x.status();
       return;
     }
-    if (!x->defined()) {
+    if (!x->defined) {
       t = ::torch::Tensor();
       return;
     }
-    if (x->numel() != param.numel()) {
-      status = absl::FailedPreconditionError(
-          absl::StrCat(what, ": state of ", x->numel(), " elements for a parameter of ",
-                       param.numel(), ": the model differs between ranks or runs"));
+    // Every state tensor of the supported optimizers is shaped like its parameter.
+    if (absl::Status st = check_fits(*x, param, what); !st.ok()) {
+      status = st;
       return;
     }
-    t = x->view(param.sizes()).to(param.device());  // same dtype: bit for bit
+    if (copy) t = to_tensor(*x).view(param.sizes()).to(param.device());  // same dtype: bit for bit
   }
 };
 
@@ -114,48 +119,17 @@ class OptimizerStateOf final : public rt::Checkpointable {
     return out;
   }
 
+  absl::Status check(std::span<const std::byte> bytes) const override {
+    return parse(bytes, nullptr);
+  }
+
   // Parses everything first, then replaces the optimizer's state: on error nothing changed.
   absl::Status load(std::span<const std::byte> bytes) override {
-    rt::Reader in(bytes);
+    Staged staged;
+    if (absl::Status st = parse(bytes, &staged); !st.ok()) return st;
     auto& groups = opt_.param_groups();
-    const std::optional<std::uint64_t> ngroups = in.get<std::uint64_t>();
-    if (!ngroups) return absl::DataLossError(absl::StrCat(name_, ": truncated"));
-    if (*ngroups != groups.size()) {
-      return absl::FailedPreconditionError(absl::StrCat(name_, ": saved with ", *ngroups,
-                                                        " parameter groups, the optimizer has ",
-                                                        groups.size()));
-    }
-    std::vector<double> lrs;
-    std::vector<std::pair<std::string, std::unique_ptr<ParamState>>> staged;
-    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-      const std::optional<double> lr = in.get<double>();
-      const std::optional<std::uint64_t> n = in.get<std::uint64_t>();
-      if (!lr || !n) return absl::DataLossError(absl::StrCat(name_, ": truncated in group ", gi));
-      if (*n != groups[gi].params().size()) {
-        return absl::FailedPreconditionError(absl::StrCat(name_, ": group ", gi, " saved with ", *n,
-                                                          " parameters, the optimizer has ",
-                                                          groups[gi].params().size()));
-      }
-      lrs.push_back(*lr);
-      for (std::size_t pi = 0; pi < *n; ++pi) {
-        const ::torch::Tensor& p = groups[gi].params()[pi];
-        const std::optional<std::uint8_t> present = in.get<std::uint8_t>();
-        if (!present || *present > 1)
-          return absl::DataLossError(absl::StrCat(name_, ": malformed in group ", gi));
-        std::unique_ptr<ParamState> ps;
-        if (*present == 1) {
-          ps = std::make_unique<ParamState>();
-          Loader l{in, p, absl::StrCat(name_, " group ", gi, " parameter ", pi), absl::OkStatus()};
-          fields(*ps, l);
-          if (!l.status.ok()) return l.status;
-        }
-        staged.emplace_back(state_key(p), std::move(ps));
-      }
-    }
-    if (in.left() != 0)
-      return absl::DataLossError(absl::StrCat(name_, ": ", in.left(), " trailing bytes"));
-    for (std::size_t gi = 0; gi < groups.size(); ++gi) groups[gi].options().set_lr(lrs[gi]);
-    for (auto& [key, ps] : staged) {
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) groups[gi].options().set_lr(staged.lrs[gi]);
+    for (auto& [key, ps] : staged.states) {
       if (ps) {
         opt_.state()[key] = std::move(ps);
       } else {
@@ -166,6 +140,55 @@ class OptimizerStateOf final : public rt::Checkpointable {
   }
 
  private:
+  struct Staged {
+    std::vector<double> lrs;                                                  // per group
+    std::vector<std::pair<std::string, std::unique_ptr<ParamState>>> states;  // null: none
+  };
+
+  // Everything load() refuses (malformed bytes; another number of groups or parameters; state of
+  // another dtype or size), found before anything changes. With `staged` null (check()) nothing
+  // is copied out of the bytes.
+  absl::Status parse(std::span<const std::byte> bytes, Staged* staged) const {
+    rt::Reader in(bytes);
+    auto& groups = opt_.param_groups();
+    const std::optional<std::uint64_t> ngroups = in.get<std::uint64_t>();
+    if (!ngroups) return absl::DataLossError(absl::StrCat(name_, ": truncated"));
+    if (*ngroups != groups.size()) {
+      return absl::FailedPreconditionError(absl::StrCat(name_, ": saved with ", *ngroups,
+                                                        " parameter groups, the optimizer has ",
+                                                        groups.size()));
+    }
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const std::optional<double> lr = in.get<double>();
+      const std::optional<std::uint64_t> n = in.get<std::uint64_t>();
+      if (!lr || !n) return absl::DataLossError(absl::StrCat(name_, ": truncated in group ", gi));
+      if (*n != groups[gi].params().size()) {
+        return absl::FailedPreconditionError(absl::StrCat(name_, ": group ", gi, " saved with ", *n,
+                                                          " parameters, the optimizer has ",
+                                                          groups[gi].params().size()));
+      }
+      if (staged != nullptr) staged->lrs.push_back(*lr);
+      for (std::size_t pi = 0; pi < *n; ++pi) {
+        const ::torch::Tensor& p = groups[gi].params()[pi];
+        const std::optional<std::uint8_t> present = in.get<std::uint8_t>();
+        if (!present || *present > 1)
+          return absl::DataLossError(absl::StrCat(name_, ": malformed in group ", gi));
+        std::unique_ptr<ParamState> ps;
+        if (*present == 1) {
+          ps = std::make_unique<ParamState>();
+          Loader l{in, p, absl::StrCat(name_, " group ", gi, " parameter ", pi), staged != nullptr,
+                   absl::OkStatus()};
+          fields(*ps, l);
+          if (!l.status.ok()) return l.status;
+        }
+        if (staged != nullptr) staged->states.emplace_back(state_key(p), std::move(ps));
+      }
+    }
+    if (in.left() != 0)
+      return absl::DataLossError(absl::StrCat(name_, ": ", in.left(), " trailing bytes"));
+    return absl::OkStatus();
+  }
+
   std::string name_;
   optim::Optimizer& opt_;
 };

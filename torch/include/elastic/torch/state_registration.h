@@ -47,9 +47,14 @@ class StateRegistration {
   ~StateRegistration();
 
   // LOCAL. Registers every parameter and buffer of `module` and its children, named
-  // "<prefix>.<parameter name>" (e.g. "model.conv1.weight"). Must outlive nothing: the tensors
+  // "<prefix>.<parameter name>" (e.g. "model.conv1.weight"); CPU tensors of a dtype the State
+  // does not tell apart by itself (16-bit floats, integers, bool) get ":<dtype>" appended
+  // ("model.bn.num_batches_tracked:Long"), so that a checkpoint of a bf16 model is refused by an
+  // fp16 one rather than read as fp16 bits. Must outlive nothing: the tensors
   // stay alive as long as the module does, and the module must outlive `state`.
-  // Errors: whatever State::add_* returns (e.g. FailedPrecondition after the first commit).
+  // Errors: InvalidArgument for a sparse tensor, or a quantized one that is not a contiguous CPU
+  // tensor (their indices or scales would not be saved); whatever State::add_* returns (e.g.
+  // FailedPrecondition after the first commit).
   absl::Status add_module(rt::State& state, const ::torch::nn::Module& module,
                           std::string prefix = "model");
 
