@@ -1,8 +1,14 @@
 // elastic-alloc: solve one allocation problem from a JSON file (or stdin) and print the decision,
 // or build a problem from a real BFTrainer workload CSV and show the allocation as a table.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -84,21 +90,45 @@ int fail(int code, std::string_view where, std::string_view message) {
 }
 
 absl::StatusOr<std::string> read_all(const std::string& path) {
-  std::ostringstream text;
   if (path == "-") {
+    std::ostringstream text;
     text << std::cin.rdbuf();
     return text.str();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("cannot open the file");
-  text << in.rdbuf();
-  if (in.bad()) return absl::InvalidArgumentError("cannot read the file");  // e.g. a directory
-  return text.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return absl::NotFoundError("no such file");
+    return absl::InvalidArgumentError(
+        fmt::format("cannot open the file: {}", std::strerror(errno)));
+  }
+  // read() until it returns 0: a directory opens but fails here with EISDIR (an ifstream read it
+  // as an empty text, and the message was a JSON parse error).
+  std::string text;
+  std::array<char, 1 << 16> buffer;
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      if (err == EISDIR) return absl::InvalidArgumentError("is a directory, not a problem file");
+      return absl::DataLossError(fmt::format("cannot read the file: {}", std::strerror(err)));
+    }
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
 }
 
 // A problem from a real workload: `count` jobs on `pool` nodes named node0001..., each holding a
 // seeded random set of nodes as if a previous plan had placed it.
 absl::StatusOr<Problem> workload_problem(const Options& options) {
+  // The CSV reader takes a directory's read error for an I/O error (exit 1): it is bad input.
+  if (std::error_code ec; std::filesystem::is_directory(options.workload_path, ec)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: is a directory, not a workload CSV", options.workload_path));
+  }
   absl::StatusOr<std::vector<elastic::traces::WorkloadJob>> jobs =
       elastic::traces::load_workload_csv(options.workload_path);
   if (!jobs.ok()) return jobs.status();
@@ -189,18 +219,20 @@ int run(const Options& options) {
   const int indent = options.pretty ? 2 : -1;
   if (options.emit_problem) {
     std::cout << elastic::alloc::problem_to_json(*problem).dump(indent) << "\n";
-    return kExitOk;
-  }
-
-  absl::StatusOr<Allocation> allocation = elastic::alloc::allocate(*problem);
-  if (!allocation.ok()) {
-    return fail(exit_code(allocation.status()), source, std::string(allocation.status().message()));
-  }
-  if (workload && !options.json) {
-    print_table(*problem, *allocation, options);
   } else {
-    std::cout << elastic::alloc::allocation_to_json(*allocation, &*problem).dump(indent) << "\n";
+    absl::StatusOr<Allocation> allocation = elastic::alloc::allocate(*problem);
+    if (!allocation.ok()) {
+      return fail(exit_code(allocation.status()), source,
+                  std::string(allocation.status().message()));
+    }
+    if (workload && !options.json) {
+      print_table(*problem, *allocation, options);
+    } else {
+      std::cout << elastic::alloc::allocation_to_json(*allocation, &*problem).dump(indent) << "\n";
+    }
   }
+  // The problem or the allocation is the answer: one that did not reach stdout (a full disk) is a
+  // failure, whichever was printed.
   std::cout.flush();
   if (!std::cout) return fail(kExitFailure, "", "cannot write the output");
   return kExitOk;
@@ -223,7 +255,7 @@ int main(int argc, char** argv) {
   app.add_option("--objective", options.objective, "Override the problem's objective")
       ->check(CLI::IsMember({"throughput", "speedup", "weighted", "fair"}));
   app.add_option("--time-limit", options.time_limit_s, "Override the solver time limit (seconds)")
-      ->check(elastic::cli::positive());
+      ->check(elastic::cli::positive_seconds());
   app.add_flag("--pretty", options.pretty, "Indent the JSON output");
   auto* workload = app.add_option("--workload", options.workload_path,
                                   "Build the problem from a BFTrainer workload CSV (.csv or .gz)")

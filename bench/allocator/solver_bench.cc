@@ -222,7 +222,9 @@ void print_table() {
       if (o.median_ms < 0 && o.note.empty()) continue;  // filtered out on the command line
       char speedup[32] = "-";
       if (have_base && o.median_ms > 0) {
-        std::snprintf(speedup, sizeof speedup, "%.0fx", base->second.median_ms / o.median_ms);
+        // At least three significant digits: "%.0fx" printed a slow-down to under half as "0x".
+        const double ratio = base->second.median_ms / o.median_ms;
+        std::snprintf(speedup, sizeof speedup, ratio >= 100 ? "%.0fx" : "%.3gx", ratio);
       }
       char median[32] = "-";
       if (o.median_ms > 0) std::snprintf(median, sizeof median, "%.4g", o.median_ms);
@@ -252,6 +254,12 @@ int main(int argc, char** argv) {
   }
   int bench_argc = static_cast<int>(args.size());
   benchmark::Initialize(&bench_argc, args.data());
+  // What Google Benchmark did not take is a mistake, not something to skip: `--profiles PATH`
+  // (no '=') benchmarked the default profiles, `--benchmark_filtr=dp` every solver.
+  if (benchmark::ReportUnrecognizedArguments(bench_argc, args.data())) {
+    std::fprintf(stderr, "usage: solver_bench [--profiles=PATH] [google-benchmark flags]\n");
+    return 2;
+  }
 
   const std::vector<Profile> profiles = load_profiles(profiles_path);
   static std::vector<CountModel> models;

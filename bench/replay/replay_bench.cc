@@ -5,13 +5,20 @@
 // targets: < 60 s per replay on one core and a p99 solve <= 20 ms with dp. equal-share is the
 // baseline in the same run (registered first per trace); counters: events, solves, solve p50/p99/
 // max (ms), wall seconds per simulated day, and wall time against equal-share's on the same trace.
+//
+//   build/bench/replay/replay_bench [--data=DIR] [google-benchmark flags]
+// DIR is the shared data folder (default: the build's ELASTIC_SHARED_DATA). A missing data file
+// ends the run naming it (exit 2); an unknown argument is refused (exit 2).
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "elastic/allocator/solver_table.h"
+#include "elastic/cli/exit_code.h"
 #include "elastic/replay/scale_workload.h"
 #include "elastic/replay/simulator.h"
 #include "elastic/replay/synthetic_trace.h"
@@ -24,40 +31,57 @@ namespace {
 
 using namespace elastic;
 
-const std::string kData = ELASTIC_SHARED_DATA;
+// The shared data folder (--data=DIR).
+std::string g_data = ELASTIC_SHARED_DATA;
 
+// The inputs are built on first use, inside a benchmark: one that cannot be is the end of the run,
+// said with what it was and why (it was a bare abort()).
 template <typename T>
-const T& or_abort(const absl::StatusOr<T>& value) {
-  if (!value.ok()) std::abort();
+const T& or_exit(const absl::StatusOr<T>& value, const std::string& what) {
+  if (!value.ok()) {
+    // The loaders' messages start with the file already.
+    const std::string message(value.status().message());
+    std::fprintf(
+        stderr, "replay_bench: %s\n",
+        (message.find(what) != std::string::npos ? message : what + ": " + message).c_str());
+    std::exit(cli::exit_code(value.status()));
+  }
   return *value;
 }
 
 const traces::HoleTrace& slice() {
-  static const traces::HoleTrace trace = or_abort(traces::load_interval_csv(
-      kData + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz", {}));
+  static const std::string path =
+      g_data + "/nodestate/summit_2021-02-10_first2days_idle_intervals.csv.gz";
+  static const traces::HoleTrace trace = or_exit(traces::load_interval_csv(path, {}), path);
   return trace;
 }
 
 const traces::HoleTrace& tiled15() {
-  static const traces::HoleTrace trace = or_abort(replay::tile_trace(slice(), 15 * 86400.0));
+  static const traces::HoleTrace trace =
+      or_exit(replay::tile_trace(slice(), 15 * 86400.0), "tiling the trace to 15 days");
   return trace;
 }
 
 const traces::HoleTrace& synthetic50k() {
-  static const traces::HoleTrace trace = or_abort(replay::synthetic_trace({}));
+  static const traces::HoleTrace trace =
+      or_exit(replay::synthetic_trace({}), "the synthetic 50,000-node trace");
   return trace;
 }
 
 const std::vector<traces::WorkloadJob>& shufflenet() {
+  static const std::string path = g_data + "/workloads/hps-shufflenet-jobs-1000J.csv.gz";
   static const std::vector<traces::WorkloadJob> jobs =
-      or_abort(traces::load_workload_csv(kData + "/workloads/hps-shufflenet-jobs-1000J.csv.gz"));
+      or_exit(traces::load_workload_csv(path), path);
   return jobs;
 }
 
 const std::vector<traces::WorkloadJob>& imagenet10k() {
-  static const std::vector<traces::WorkloadJob> jobs = or_abort(replay::synthetic_workload(
-      or_abort(traces::load_workload_csv(kData + "/workloads/ImageNet-imgps-jobs-1001J.csv.gz")),
-      10'000, synthetic50k().start, synthetic50k().end - synthetic50k().start, 1));
+  static const std::string path = g_data + "/workloads/ImageNet-imgps-jobs-1001J.csv.gz";
+  static const std::vector<traces::WorkloadJob> jobs =
+      or_exit(replay::synthetic_workload(or_exit(traces::load_workload_csv(path), path), 10'000,
+                                         synthetic50k().start,
+                                         synthetic50k().end - synthetic50k().start, 1),
+              "the synthetic 10,000-job workload");
   return jobs;
 }
 
@@ -121,7 +145,21 @@ void add(const Case& c, const alloc::Solver& solver) {
 // MILP (a binary per job and node: thousands of nodes are out of its reach); the 50,000-node case
 // runs dp only against the baseline (the count MILP takes minutes there).
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--data=", 0) == 0) {
+      g_data = arg.substr(7);
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int bench_argc = static_cast<int>(args.size());
+  benchmark::Initialize(&bench_argc, args.data());
+  if (benchmark::ReportUnrecognizedArguments(bench_argc, args.data())) {
+    std::fprintf(stderr, "usage: replay_bench [--data=DIR] [google-benchmark flags]\n");
+    return 2;
+  }
   const Case cases[] = {{"Summit2d", slice, shufflenet, 10},
                         {"Tiled15d", tiled15, shufflenet, 10},
                         {"Synthetic50k30d", synthetic50k, imagenet10k, 0}};

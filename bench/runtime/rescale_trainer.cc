@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "elastic/cli/exit_code.h"
 #include "elastic/cli/number_checks.h"
 #include "elastic/worker/run.h"
 
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
   double warm_up_mb = -1;  // the Session's default
   CLI::App app{"The training program of the rescale benchmark (run_bench.sh, rescale_bench)"};
   app.add_option("--state-mb", state_mb, "Model state (MB), synced to every new membership")
-      ->check(elastic::cli::non_negative())
+      ->check(elastic::cli::non_negative_megabytes())
       ->capture_default_str();
   app.add_option("--steps", steps, "Steps to train")
       ->check(elastic::cli::positive())
@@ -49,8 +50,13 @@ int main(int argc, char** argv) {
                  "Durable checkpoint: loaded at start by rank 0 when it exists (restart baseline)");
   app.add_option("--warm-up-mb", warm_up_mb,
                  "SessionOptions::warm_up_max_bytes in MB (0: no warm-up; default: the Session's)")
-      ->check(elastic::cli::non_negative());
-  CLI11_PARSE(app, argc, argv);
+      ->check(elastic::cli::non_negative_megabytes());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is 0; CLI11's own codes (106, 109, ...) are not ours
+    return app.exit(e) == 0 ? elastic::cli::kExitOk : elastic::cli::kExitBadInput;
+  }
   // The model exists before Session::init, as the user guide says ("Before Session::init"): a
   // joining rank's init returns at the switch to the new membership.
   std::vector<float> model(static_cast<std::size_t>(state_mb * 1024 * 1024 / sizeof(float)), 1.0f);

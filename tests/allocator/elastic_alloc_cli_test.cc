@@ -45,14 +45,17 @@ class Cli : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-  CliRun run(const std::string& args, const std::string& stdin_path = "/dev/null") {
+  // Runs elastic-alloc ARGS; its stdout goes to `stdout_path` when given (r.out is then empty).
+  CliRun run(const std::string& args, const std::string& stdin_path = "/dev/null",
+             const std::string& stdout_path = "") {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = std::string("'") + ELASTIC_ALLOC_BIN + "' " + args + " <'" +
-                                stdin_path + "' >'" + out.string() + "' 2>'" + err.string() + "'";
+    const std::string command =
+        std::string("'") + ELASTIC_ALLOC_BIN + "' " + args + " <'" + stdin_path + "' >'" +
+        (stdout_path.empty() ? out.string() : stdout_path) + "' 2>'" + err.string() + "'";
     const int status = std::system(command.c_str());
     CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
+    r.out = stdout_path.empty() ? slurp(out) : std::string();
     r.err = slurp(err);
     return r;
   }
@@ -171,6 +174,54 @@ TEST_F(Cli, HugeTokenIsEchoedCapped) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unterminated.json"), std::string::npos) << r.err.substr(0, 300);
   EXPECT_LT(r.err.size(), 400u);
+}
+
+// A folder given as the problem was read as an empty text: "json parse error ... unexpected end
+// of input", naming neither the folder nor the mistake.
+TEST_F(Cli, DirectoryAsTheProblemIsNamed) {
+  const CliRun r = run("'" + dir_.string() + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir_.string() + ": is a directory, not a problem file"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("parse error"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  // ... and as the workload: bad input (2), not an I/O error (1).
+  const CliRun w = run("--workload '" + dir_.string() + "' --nodes 4");
+  EXPECT_EQ(w.code, 2);
+  EXPECT_NE(w.err.find(dir_.string() + ": is a directory, not a workload CSV"), std::string::npos)
+      << w.err;
+}
+
+// --time-limit inf passed and --emit-problem wrote "time_limit_s": null, which elastic-alloc could
+// not read back; the limit is a finite number of seconds, at most 1e7.
+TEST_F(Cli, TimeLimitIsFiniteAndBounded) {
+  const std::string good = write("good.json", kGood);
+  CliRun r = run("--time-limit inf --emit-problem '" + good + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--time-limit: must be a finite number, got inf"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  r = run("--time-limit 1e300 --emit-problem '" + good + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--time-limit: must be at most 1e7 seconds (about 116 days), got 1e300"),
+            std::string::npos)
+      << r.err;
+  r = run("--time-limit 1e7 --emit-problem '" + good + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["time_limit_s"], 1e7);
+  r = run("- --solver equal-share", write("emitted.json", r.out));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// What did not reach stdout (a full disk) is a failure: --emit-problem > /dev/full exited 0.
+TEST_F(Cli, AnUnwritableStdoutExitsOne) {
+  const std::string good = write("good.json", kGood);
+  CliRun r = run("--emit-problem '" + good + "'", "/dev/null", "/dev/full");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cannot write the output"), std::string::npos) << r.err;
+  r = run("'" + good + "'", "/dev/null", "/dev/full");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cannot write the output"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, HelpDescribesFormatsAndExitCodes) {

@@ -58,6 +58,21 @@ expect "--finish-window-scale requires --value-to-finish" --trace "$dir/ok.swf" 
   --finish-window-scale 2
 expect "--finish-window-scale: must be > 0, got 0" --trace "$dir/ok.swf" --hole-loss \
   --value-to-finish --finish-window-scale 0
+expect "--compare: no solver given (milp, dp, node-milp, equal-share)" --trace "$dir/ok.swf" --compare ,  # was 0
+expect "--time-limit: must be in (0, 1e+07] seconds, not 1e+300" --trace "$dir/ok.swf" --time-limit 1e300
+# --out is made before the replay, and a folder that cannot be is named as --out (exit 2): it was
+# found only after the replay, and the results were lost (exit 1, naming no option).
+printf 'x' > "$dir/a_file"
+"$replay" --trace "$dir/ok.swf" --workload "$w" --out "$dir/a_file/out" --no-plots > "$dir/out.txt" 2> "$dir/err.txt"
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF -- "--out: cannot create $dir/a_file/out" "$dir/err.txt" || {
+  echo "--out under a file: rc=$rc"; cat "$dir/err.txt"; exit 1; }
+grep -q "replay wall s" "$dir/out.txt" && { echo "--out under a file: the replay ran"; exit 1; }
+# The summary on stdout is the answer: a full disk is exit 1, not 0.
+"$replay" --trace "$dir/ok.swf" --workload "$w" --out "$dir/out" --no-plots > /dev/full 2> "$dir/err.txt"
+rc=$?
+[ "$rc" -eq 1 ] && grep -qF "cannot write to standard output" "$dir/err.txt" || {
+  echo "stdout /dev/full: rc=$rc"; cat "$dir/err.txt"; exit 1; }
 # An interval-CSV error names the file once.
 "$replay" --trace "$dir/bad.csv" --workload "$w" --out "$dir/out" --no-plots 2> "$dir/err.txt"
 [ "$(grep -o "bad.csv" "$dir/err.txt" | wc -l)" -eq 1 ] || { echo "file named twice:"; cat "$dir/err.txt"; exit 1; }

@@ -2,9 +2,11 @@
 // through the allocator and reports what the jobs achieved (docs/replay.md).
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -14,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "elastic/allocator/input_limits.h"
 #include "elastic/allocator/solver_table.h"
@@ -205,8 +208,13 @@ int main(int argc, char** argv) {
   };
   using alloc::echo_token;
   std::vector<std::string> policies =
-      compare.empty() ? std::vector<std::string>{solver}
-                      : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
+      app.count("--compare") == 0
+          ? std::vector<std::string>{solver}
+          : std::vector<std::string>(absl::StrSplit(compare, ',', absl::SkipEmpty()));
+  // `--compare ,` ran nothing and exited 0.
+  if (policies.empty()) {
+    return bad("--compare: no solver given (" + absl::StrJoin(alloc::solver_names(), ", ") + ")");
+  }
   for (const std::string& p : policies) {
     if (absl::StatusOr<alloc::SolverKind> kind = alloc::parse_solver(p); !kind.ok()) {
       return bad(std::string(kind.status().message()));
@@ -245,9 +253,9 @@ int main(int argc, char** argv) {
     return bad(fmt::format("--horizon: must be in (0, {:g}] seconds, not {:g}", alloc::kMaxSeconds,
                            horizon));
   }
-  if (!(time_limit > 0 && std::isfinite(time_limit))) {
-    return bad(
-        fmt::format("--time-limit: must be a positive number of seconds, not {:g}", time_limit));
+  if (!(time_limit > 0 && time_limit <= alloc::kMaxSeconds)) {
+    return bad(fmt::format("--time-limit: must be in (0, {:g}] seconds, not {:g}",
+                           alloc::kMaxSeconds, time_limit));
   }
   if (!(tile_days >= 0 && std::isfinite(tile_days))) {
     return bad(fmt::format("--tile-days: must be a positive number of days, not {:g}", tile_days));
@@ -258,6 +266,17 @@ int main(int argc, char** argv) {
   }
   if (!end_arg.empty() && !(end_t = parse_time(end_arg))) {
     return bad("--end: not a time: " + echo_token(end_arg));
+  }
+
+  // --out is made before the replay, which may take minutes: a folder that could not be written
+  // was found when the first results were, and they were lost.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) return bad(fmt::format("--out: cannot create {}: {}", out_dir, ec.message()));
+    if (::access(out_dir.c_str(), W_OK | X_OK) != 0) {
+      return bad(fmt::format("--out: cannot write in {}: {}", out_dir, std::strerror(errno)));
+    }
   }
 
   int copies = 1;  // 0: auto, once the trace is known
@@ -348,6 +367,7 @@ int main(int argc, char** argv) {
   std::vector<replay::ReplayResult> results;
   results.reserve(runs.size());
   const bool tty = isatty(STDERR_FILENO) != 0;
+  bool write_failed = false;
   for (const Run& run : runs) {
     const std::string& policy = run.name;
     replay::ReplayOptions options;
@@ -394,11 +414,12 @@ int main(int argc, char** argv) {
     result->metrics.policy = policy;
     const std::string dir =
         runs.size() == 1 ? out_dir : (std::filesystem::path(out_dir) / policy).string();
+    // A write that fails now (a full disk) loses this run's files, not the others' results: the
+    // replay goes on and the summary is printed.
     if (absl::Status s = replay::write_outputs(dir, *trace, *workload, *result); !s.ok()) {
-      std::cerr << "elastic-replay: " << s.message() << "\n";
-      return kExitFailure;
-    }
-    if (!no_plots) {
+      std::cerr << "elastic-replay: --out: " << s.message() << "\n";
+      write_failed = true;
+    } else if (!no_plots) {
       if (std::string warning = replay::write_plots(dir); !warning.empty()) {
         std::cerr << "elastic-replay: warning: " << warning << "\n";
       }
@@ -407,13 +428,19 @@ int main(int argc, char** argv) {
   }
 
   const traces::HoleTrace& t = *trace;
-  fmt::print("trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n",
-             trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(),
-             workload_path, workload->size(),
-             copies > 1 ? fmt::format(" in {} copies", copies) : "", max_running);
   std::vector<const replay::Metrics*> table;
   for (const auto& r : results) table.push_back(&r.metrics);
-  fmt::print("{}", replay::summary_table(table));
-  fmt::print("outputs in {}\n", out_dir);
-  return cli::kExitOk;
+  const std::string summary = fmt::format(
+      "trace {} ({} nodes, {:.1f} h, {} holes); workload {} ({} jobs{}, max running {})\n{}"
+      "outputs in {}\n",
+      trace_path, t.node_names.size(), (t.end - t.start) / 3600, t.intervals.size(), workload_path,
+      workload->size(), copies > 1 ? fmt::format(" in {} copies", copies) : "", max_running,
+      replay::summary_table(table), out_dir);
+  // The summary is the answer: one that did not reach stdout (a full disk) is a failure.
+  if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() ||
+      std::fflush(stdout) != 0) {
+    std::cerr << "elastic-replay: cannot write to standard output\n";
+    return kExitFailure;
+  }
+  return write_failed ? kExitFailure : cli::kExitOk;
 }

@@ -118,7 +118,11 @@ absl::StatusOr<std::string> read_file(const std::filesystem::path& path) {
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      absl::Status s = errno_status("cannot read", path);
+      // A directory is the user's mistake (bad input, exit 2), an I/O error is not.
+      absl::Status s = errno == EISDIR
+                           ? absl::InvalidArgumentError(fmt::format(
+                                 "cannot read {}: {}", path.string(), std::strerror(errno)))
+                           : errno_status("cannot read", path);
       ::close(fd);
       return s;
     }

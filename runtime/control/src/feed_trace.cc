@@ -151,6 +151,12 @@ absl::Status run_trace_feed(const TraceFeedPlan& plan, const std::filesystem::pa
     return absl::InvalidArgumentError(
         fmt::format("--speed: must be a positive number, not {}", speed));
   }
+  // Each step's wall time must fit Clock::duration (int64 ns); 1e7 s is elastic::cli::kMaxSeconds,
+  // the bound `elastic feed trace` gives the message for.
+  if (!((plan.window_end - plan.window_start) / speed <= 1e7)) {
+    return absl::InvalidArgumentError(
+        fmt::format("--speed: {} makes the window last more than 1e7 wall s", speed));
+  }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
   auto at = [&](double trace_offset_s) {

@@ -240,6 +240,11 @@ struct TraceArgs {
 // mapping first and then every change as it is written.
 int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   if (a.trace.empty()) return fail(absl::InvalidArgumentError("feed trace needs --trace FILE"));
+  // The trace reader takes a directory's read error for an I/O error (exit 1): it is bad input.
+  if (std::error_code ec; fs::is_directory(a.trace, ec)) {
+    return fail(absl::InvalidArgumentError(
+        fmt::format("--trace: {} is a directory, not a trace", a.trace)));
+  }
   absl::StatusOr<elastic::traces::HoleTrace> trace =
       elastic::traces::load_interval_csv(a.trace, elastic::traces::ReadOptions{});
   if (!trace.ok()) return fail(trace.status());
@@ -253,6 +258,14 @@ int cmd_feed_trace(const TraceArgs& a, const fs::path& out, int slots) {
   if (!plan.ok()) return fail(plan.status());
   if (!(a.speed > 0)) return fail(absl::InvalidArgumentError("--speed: must be positive"));
   const double span = plan->window_end - plan->window_start;
+  // The replay sleeps until each step's wall time: a --speed of 1e-300 overflowed it, and every
+  // step was written at once.
+  if (!(span / a.speed <= elastic::cli::kMaxSeconds)) {
+    return fail(absl::InvalidArgumentError(
+        fmt::format("--speed: the window of {:.0f} trace s would take {:g} wall s at {:g}x, more "
+                    "than 1e7 s (about 116 days)",
+                    span, span / a.speed, a.speed)));
+  }
   int total = 0;
   for (int c : plan->changes) total += c;
   std::cout << fmt::format(
@@ -491,7 +504,7 @@ int main(int argc, char** argv) {
   feed->add_option(
           "--every", feed_args.every_s,
           "Repeat every SECONDS (default: once; holder jobs: poll the scheduler every 1 s)")
-      ->check(elastic::cli::non_negative());
+      ->check(elastic::cli::non_negative_seconds());
   HolderFeedOptions holder_args;
   feed->add_option("--partition", holder_args.partition,
                    "holder jobs (slurm): the preemptible partition they run in (scavenger)");
@@ -512,11 +525,11 @@ int main(int argc, char** argv) {
                    "them (default: none, preemption only)");
   feed->add_option("--vacate-every", holder_args.vacate_every_s,
                    "holder jobs: list --vacate-for's pending jobs every SECONDS (0.25)")
-      ->check(elastic::cli::positive());
+      ->check(elastic::cli::positive_seconds());
   feed->add_option("--vacate-max-step", holder_args.vacate_max_step_s,
                    "holder jobs: give back a node where elasticd runs a job only when the job's "
                    "training steps take at most SECONDS (0.25; it leaves at a step boundary)")
-      ->check(elastic::cli::non_negative());
+      ->check(elastic::cli::non_negative_seconds());
 
   TraceArgs trace_args;
   feed->add_option(
@@ -587,21 +600,31 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   const fs::path state_dir = state_dir_opt.empty() ? default_state_dir() : fs::path(state_dir_opt);
-  try {
-    if (*submit) return cmd_submit(state_dir, job_file, submit_id);
-    if (*status) return cmd_status(state_dir, status_json, false);
-    if (*cancel) return cmd_cancel(state_dir, cancel_id);
-    if (*nodes) return cmd_status(state_dir, nodes_json, true);
-    if (*feed && feed_kind == "trace") {
-      return cmd_feed_trace(trace_args, feed_args.hostfile, feed_args.slots);
+  const int code = [&] {
+    try {
+      if (*submit) return cmd_submit(state_dir, job_file, submit_id);
+      if (*status) return cmd_status(state_dir, status_json, false);
+      if (*cancel) return cmd_cancel(state_dir, cancel_id);
+      if (*nodes) return cmd_status(state_dir, nodes_json, true);
+      if (*feed && feed_kind == "trace") {
+        return cmd_feed_trace(trace_args, feed_args.hostfile, feed_args.slots);
+      }
+      if (*feed) return cmd_feed(state_dir, *find_feed(feed_kind), feed_args, holder_args);
+      if (*up) return cmd_up(state_dir, std::move(up_args));
+      if (*journal) return cmd_journal(state_dir, journal_action);
+      if (*timeline) return cmd_timeline(state_dir, timeline_out);
+    } catch (const std::exception& e) {
+      std::cerr << "elastic: " << e.what() << "\n";
+      return kRuntimeError;
     }
-    if (*feed) return cmd_feed(state_dir, *find_feed(feed_kind), feed_args, holder_args);
-    if (*up) return cmd_up(state_dir, std::move(up_args));
-    if (*journal) return cmd_journal(state_dir, journal_action);
-    if (*timeline) return cmd_timeline(state_dir, timeline_out);
-  } catch (const std::exception& e) {
-    std::cerr << "elastic: " << e.what() << "\n";
+    return kBadInput;
+  }();
+  // What a command prints is its answer: one that did not reach standard output (a full disk) is
+  // a failure, not exit 0 with nothing printed.
+  std::cout.flush();
+  if (!std::cout && code == kOk) {
+    std::cerr << "elastic: cannot write to standard output\n";
     return kRuntimeError;
   }
-  return kBadInput;
+  return code;
 }

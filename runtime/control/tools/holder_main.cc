@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "elastic/cli/exit_code.h"
 #include "elastic/cli/number_checks.h"
 #include "elastic/control/atomic_file.h"
 #include "fmt/format.h"
@@ -44,8 +45,13 @@ int main(int argc, char** argv) {
   app.add_option("--max-wait-s", max_wait_s,
                  "After SIGTERM, exit at the latest this many seconds later (keep it below the "
                  "site's KillWait)")
-      ->check(elastic::cli::non_negative());
-  CLI11_PARSE(app, argc, argv);
+      ->check(elastic::cli::non_negative_seconds());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is 0; CLI11's own codes (106, 109, ...) are not ours
+    return app.exit(e) == 0 ? elastic::cli::kExitOk : elastic::cli::kExitBadInput;
+  }
   const std::string job = env("SLURM_JOB_ID");
   std::string node = env("SLURMD_NODENAME");
   if (job.empty()) {

@@ -28,6 +28,16 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::seconds kFastPollFor{1};
 // How long after a kill PRRTE did not carry out it is asked again.
 constexpr double kKillRetryS = 5.0;
+// The most MB --events-max-mb and --max-output-mb take, as elasticd's option checks
+// (elastic::cli::kMaxMegabytes): in bytes it fits the size types they become.
+constexpr double kMaxMegabytes = 1e6;
+
+// An option in MB that is finite and within [0, kMaxMegabytes] (above 0 unless `zero_ok`).
+absl::Status check_megabytes(const char* option, double mb, bool zero_ok) {
+  if ((zero_ok ? mb >= 0 : mb > 0) && mb <= kMaxMegabytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("{}: must be {} 0 and at most {:g} MB, got {}",
+                                                option, zero_ok ? ">=" : ">", kMaxMegabytes, mb));
+}
 
 // Whether process `pid` of this host has exited. A zombie has: it only waits for its PRRTE daemon
 // to reap it.
@@ -44,6 +54,14 @@ bool process_gone(int pid) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
+  // elasticd's options are checked where they are parsed; other callers are held to the same
+  // bounds here, before the conversions to bytes below and in bound_outputs().
+  if (absl::Status s = check_megabytes("--events-max-mb", options.events_max_mb, false); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = check_megabytes("--max-output-mb", options.max_output_mb, true); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<StateDir> dir = StateDir::open(options.state_dir, /*create=*/true);
   if (!dir.ok()) return dir.status();
   absl::StatusOr<DaemonLock> lock = DaemonLock::acquire(*dir);

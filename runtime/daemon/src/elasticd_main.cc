@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--grace-s", o.grace_s,
                  "Seconds to vacate a node removed from the hostfile, and for a rank that left "
                  "its job to exit; what still runs then is killed")
-      ->check(elastic::cli::non_negative());
+      ->check(elastic::cli::non_negative_seconds());
   app.add_flag("--fake-nodes", o.fake_nodes,
                "Label mode (a fallback where no cluster in a box can be built): hostfile names "
                "are labels and every rank runs on this host");
@@ -63,24 +63,24 @@ int main(int argc, char** argv) {
   app.add_option("--ranks-per-node", o.ranks_per_node, "Default ranks per node (0 = hwloc)")
       ->check(elastic::cli::non_negative());
   app.add_option("--debounce-s", o.debounce_s, "Plan at most this often after events")
-      ->check(elastic::cli::non_negative());
+      ->check(elastic::cli::non_negative_seconds());
   app.add_option("--directive-timeout-s", directive_timeout_s,
                  "Give up on a job whose ranks do not reach a step boundary within this")
-      ->check(elastic::cli::positive());
+      ->check(elastic::cli::positive_seconds());
   app.add_option("--spawn-timeout-s", spawn_timeout_s,
                  "Fail a job whose MPI_Comm_spawn does not return within this (e.g. its command "
                  "hangs before MPI_Init)")
-      ->check(elastic::cli::positive());
+      ->check(elastic::cli::positive_seconds());
   app.add_option("--max-output-mb", o.max_output_mb,
                  "Keep each job's stdout and stderr under this many MB: past it a file is cut "
                  "back to its first half and a line in it says how much was dropped (0 = no "
                  "bound)")
-      ->check(elastic::cli::non_negative())
+      ->check(elastic::cli::non_negative_megabytes())
       ->capture_default_str();
   app.add_option("--events-max-mb", o.events_max_mb,
                  "Rotate the decision log events.jsonl past this many MB (events.1.jsonl, "
                  "events.2.jsonl are kept; older ones are dropped)")
-      ->check(elastic::cli::positive())
+      ->check(elastic::cli::positive_megabytes())
       ->capture_default_str();
   app.add_option("--journal-compact-records", o.journal_compact_records,
                  "Rewrite the journal as one record per job once it holds this many records (and "
@@ -96,20 +96,20 @@ int main(int argc, char** argv) {
   app.add_option(
          "--solve-time-limit-s", o.plan.time_limit_s,
          "Seconds a solve may take before its best plan so far is used (the event loop waits)")
-      ->check(elastic::cli::positive())
+      ->check(elastic::cli::positive_seconds())
       ->capture_default_str();
   app.add_option(
          "--horizon-s", o.plan.horizon_s,
          "Seconds a plan is expected to hold (T_fwd): a rescale must repay its stall within this")
-      ->check(elastic::cli::positive())
+      ->check(elastic::cli::positive_seconds())
       ->capture_default_str();
   app.add_option("--grow-stall-s", o.plan.grow_stall_s,
                  "Estimated stall of a grow, for jobs whose [scaling] gives no grow_stall_s")
-      ->check(elastic::cli::non_negative())
+      ->check(elastic::cli::non_negative_seconds())
       ->capture_default_str();
   app.add_option("--shrink-stall-s", o.plan.shrink_stall_s,
                  "Estimated stall of a shrink, for jobs whose [scaling] gives no shrink_stall_s")
-      ->check(elastic::cli::non_negative())
+      ->check(elastic::cli::non_negative_seconds())
       ->capture_default_str();
   app.add_flag("--hole-loss", o.plan.hole_loss,
                "Plan with each node's expected idle time, learned from the hostfile's history (how "
@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   }
   o.plan.solver = *elastic::alloc::parse_solver(solver);  // checked by the option
   o.plan.finish_window_scale = value_to_finish ? finish_window_scale : 0.0;
+  // Both are at most kMaxSeconds (positive_seconds): their milliseconds fit a long.
   o.directive_timeout = std::chrono::milliseconds(static_cast<long>(directive_timeout_s * 1000));
   o.spawn_timeout = std::chrono::milliseconds(static_cast<long>(spawn_timeout_s * 1000));
 

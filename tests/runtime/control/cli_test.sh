@@ -77,6 +77,13 @@ submit_status)
   [[ "$generated" =~ ^job-[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$ ]] || fail "generated id '$generated'"
   expect_rc 0 "$elastic" status --json
   printf '%s' "$out" >"$tmp/status.json"
+  # What did not reach stdout is a failure (a full disk exited 0 with nothing printed).
+  for args in "status" "status --json" "nodes" "nodes --json"; do
+    # shellcheck disable=SC2086  # the subcommand and its flag are two words
+    "$elastic" $args >/dev/full 2>"$tmp/err"; rc=$?
+    [ "$rc" = 1 ] || fail "'elastic $args >/dev/full' exited $rc, want 1"
+    contains "$(cat "$tmp/err")" "elastic: cannot write to standard output"
+  done
   python3 - "$generated" "$tmp/status.json" <<'PY' || fail "status --json content"
 import json, sys
 s = json.load(open(sys.argv[2]))
@@ -148,8 +155,9 @@ feed)
   cmp -s "$tmp/hosts" "$tmp/before" || fail "a bad input replaced the hostfile"
   # A folder as the input is an error, not an empty listing (it wrote an empty hostfile: every
   # node taken back).
+  # It is the user's mistake: bad input, exit 2 (it was 1, a runtime error).
   mkdir -p "$tmp/a_folder"
-  expect_rc 1 "$elastic" feed slurm --input "$tmp/a_folder" --hostfile "$tmp/hosts"
+  expect_rc 2 "$elastic" feed slurm --input "$tmp/a_folder" --hostfile "$tmp/hosts"
   contains "$err" "cannot read $tmp/a_folder: Is a directory"
   cmp -s "$tmp/hosts" "$tmp/before" || fail "a folder as the input replaced the hostfile"
   expect_rc 0 "$elastic" feed slurm --input - --hostfile "$tmp/hosts" <<<"n1 idle 8"
@@ -166,6 +174,16 @@ feed)
   lacks "$err" "179769"
   expect_rc 2 "$elastic" feed slurm --hostfile "$tmp/hosts" --vacate-max-step abc
   contains "$err" "--vacate-max-step: 'abc' is not a number"
+  # inf and huge durations are refused, naming the option and the bound: `--every inf` overflowed
+  # the sleep's deadline and busy-looped on the scheduler.
+  expect_rc 2 timeout 10 "$elastic" feed slurm --input "$data/sinfo_T_c.txt" --hostfile "$tmp/hosts" --every inf
+  contains "$err" "--every: must be a finite number, got inf"
+  expect_rc 2 timeout 10 "$elastic" feed slurm --input "$data/sinfo_T_c.txt" --hostfile "$tmp/hosts" --vacate-every 1e8
+  contains "$err" "--vacate-every: must be at most 1e7 seconds (about 116 days), got 1e8"
+  expect_rc 2 timeout 10 "$elastic" feed slurm --input "$data/sinfo_T_c.txt" --hostfile "$tmp/hosts" --vacate-max-step 1e300
+  contains "$err" "--vacate-max-step: must be at most 1e7 seconds"
+  expect_rc 2 timeout 10 "$elastic" feed slurm --input "$data/sinfo_T_c.txt" --hostfile "$tmp/hosts" --submit-per-s inf
+  contains "$err" "--submit-per-s: must be a finite number, got inf"
   # Holder jobs need elastic-holder beside elastic: a partial install is named at once (it
   # used to submit holders that died on the nodes, and the feed said only "0 held node(s)").
   mkdir "$tmp/alone" && cp "$elastic" "$tmp/alone/elastic"
@@ -183,6 +201,59 @@ feed)
   expect_rc 2 "$elastic" feed trace --trace "$tmp/trace.csv" --hostfile "$tmp/hosts" --nodes 1 --start 1e300
   contains "$err" "--start: 1e+300 is outside the trace [1000, 2000)"
   lacks "$err" "-9223372036854775808"
+  # A --speed so slow that the window's wall time overflowed the replay's clock: every step was
+  # written at once and the feed exited 0.
+  cp "$tmp/hosts" "$tmp/before"
+  expect_rc 2 timeout 10 "$elastic" feed trace --trace "$tmp/trace.csv" --hostfile "$tmp/hosts" --nodes 1 --speed 1e-300
+  contains "$err" "--speed: the window of 1000 trace s would take 1e+303 wall s at 1e-300x, more than 1e7 s"
+  cmp -s "$tmp/hosts" "$tmp/before" || fail "a refused --speed wrote the hostfile"
+  expect_rc 2 "$elastic" feed trace --trace "$tmp/trace.csv" --hostfile "$tmp/hosts" --nodes 1 --speed inf
+  contains "$err" "--speed: must be a finite number, got inf"
+  # A folder as the trace is bad input too (it was 1, "cannot read", as for an I/O error).
+  expect_rc 2 "$elastic" feed trace --trace "$tmp/a_folder" --hostfile "$tmp/hosts" --nodes 1
+  contains "$err" "--trace: $tmp/a_folder is a directory, not a trace"
+  ;;
+holder)
+  # elastic-holder (built beside elastic): CLI11's own exit codes (109 for an unknown option, 106
+  # for a bad value) were returned; bad input is 2. --max-wait-s inf overflowed the deadline and
+  # the holder left at once instead of waiting.
+  holder=$(dirname "$elastic")/elastic-holder
+  expect_rc 0 "$holder" --help
+  contains "$out" "--max-wait-s"
+  expect_rc 2 "$holder" --dir "$tmp" --bogus
+  contains "$err" "--bogus"
+  expect_rc 2 "$holder"
+  contains "$err" "--dir is required"
+  expect_rc 2 "$holder" --dir "$tmp" --max-wait-s abc
+  contains "$err" "--max-wait-s: 'abc' is not a number"
+  expect_rc 2 env SLURM_JOB_ID=7 timeout 10 "$holder" --dir "$tmp" --max-wait-s inf
+  contains "$err" "--max-wait-s: must be a finite number, got inf"
+  expect_rc 2 "$holder" --dir "$tmp" --max-wait-s 1e300
+  contains "$err" "--max-wait-s: must be at most 1e7 seconds (about 116 days), got 1e300"
+  ;;
+elasticd_options)
+  # elasticd refuses durations and sizes its conversions cannot hold (static_cast<long>(inf * 1000)
+  # and MB -> bytes were undefined), before MPI_Init and naming the option: exit 2.
+  # The hostfile does not exist: an elasticd that took the option fails on it at once (exit 2 as
+  # well, but with another message and after making the state dir).
+  elasticd=$1
+  for bad in "--directive-timeout-s inf|--directive-timeout-s: must be a finite number, got inf" \
+             "--spawn-timeout-s 1e300|--spawn-timeout-s: must be at most 1e7 seconds (about 116 days), got 1e300" \
+             "--grace-s inf|--grace-s: must be a finite number, got inf" \
+             "--debounce-s 1e8|--debounce-s: must be at most 1e7 seconds" \
+             "--solve-time-limit-s inf|--solve-time-limit-s: must be a finite number, got inf" \
+             "--horizon-s 1e300|--horizon-s: must be at most 1e7 seconds" \
+             "--grow-stall-s inf|--grow-stall-s: must be a finite number, got inf" \
+             "--shrink-stall-s 1e300|--shrink-stall-s: must be at most 1e7 seconds" \
+             "--events-max-mb 1e300|--events-max-mb: must be at most 1e6 MB (about 1 TB), got 1e300" \
+             "--events-max-mb inf|--events-max-mb: must be a finite number, got inf" \
+             "--max-output-mb 1e300|--max-output-mb: must be at most 1e6 MB (about 1 TB), got 1e300" \
+             "--max-output-mb -1|--max-output-mb: must be >= 0, got -1"; do
+    # shellcheck disable=SC2086  # the option and its value are two words
+    expect_rc 2 timeout 30 "$elasticd" --hostfile "$tmp/no_hostfile" --state-dir "$tmp/dstate" ${bad%%|*}
+    contains "$err" "${bad#*|}"
+  done
+  [ ! -e "$tmp/dstate" ] || fail "elasticd made its state dir despite a refused option"
   ;;
 up)
   # Fake nodes are labels: mpirun gets neither the hostfile nor a launch agent.

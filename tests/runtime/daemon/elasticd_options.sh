@@ -6,9 +6,9 @@ set -u
 elasticd=$1
 fail() { echo "FAIL: $*"; exit 1; }
 help=$("$elasticd" --help) || fail "--help exited $?"
-for o in "--solver TEXT:SOLVER=dp " "--solve-time-limit-s FLOAT:POSITIVE=2$" \
-         "--horizon-s FLOAT:POSITIVE=10$" "--grow-stall-s FLOAT:NONNEGATIVE=1$" \
-         "--shrink-stall-s FLOAT:NONNEGATIVE=0.3$" "--max-output-mb FLOAT:NONNEGATIVE=1024$" \
+for o in "--solver TEXT:SOLVER=dp " "--solve-time-limit-s FLOAT:SECONDS>0=2$" \
+         "--horizon-s FLOAT:SECONDS>0=10$" "--grow-stall-s FLOAT:SECONDS>=0=1$" \
+         "--shrink-stall-s FLOAT:SECONDS>=0=0.3$" "--max-output-mb FLOAT:MB>=0=1024$" \
          "--hole-loss" "node-milp" "equal-share"; do
   echo "$help" | grep -q -- "$o" || fail "--help lacks '$o': $help"
 done

@@ -28,7 +28,8 @@ absl::Status create_file_atomic(const std::filesystem::path& path, std::string_v
 // fsyncs the directory holding `path`, so that a file just created there is still named after a
 // crash.
 absl::Status sync_directory(const std::filesystem::path& path);
-// Reads a whole file (NotFound when missing; a directory or a read error part way is an error).
+// Reads a whole file: NotFound when missing, InvalidArgument for a directory, Internal for a read
+// error part way (never a short text).
 absl::StatusOr<std::string> read_file(const std::filesystem::path& path);
 
 }  // namespace elastic::rt
