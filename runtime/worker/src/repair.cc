@@ -11,6 +11,18 @@
 #include "elastic/collectives/mpi_check.h"
 
 namespace elastic::rt {
+namespace {
+
+// LOCAL. Acknowledges every failure of `comm` that this process knows of
+// (MPIX_Comm_ack_failed, the MPI 5 form of MPIX_Comm_failure_ack).
+void ack_failures(MPI_Comm comm) {
+  int size = 0;
+  int acked = 0;
+  MPI_Comm_size(comm, &size);
+  MPIX_Comm_ack_failed(comm, size, &acked);
+}
+
+}  // namespace
 
 CommRepair::CommRepair(const coll::Comm& broken, const RepairOptions& options)
     : options_(options),
@@ -63,29 +75,47 @@ std::optional<absl::StatusOr<coll::Comm>> CommRepair::test() {
     switch (step_) {
       case Step::kPresent: {  // every live member is here (or a new failure): shrink
         const int ok = MPIX_Comm_shrink(current_, next_.out()) == MPI_SUCCESS ? 1 : 0;
-        if (ok) MPI_Comm_set_errhandler(next_.get(), MPI_ERRORS_RETURN);
-        // Did everybody get the shrunken communicator?
-        agree(Step::kShrunk, ok ? next_.get() : current_, ok);
+        if (ok) {
+          MPI_Comm_set_errhandler(next_.get(), MPI_ERRORS_RETURN);
+        } else {
+          (void)next_.release();  // whatever a failed shrink wrote there is not ours to free
+        }
+        // Did everybody get the shrunken communicator? Asked over current_, the one communicator
+        // that every survivor holds whatever its shrink did. It holds the dead: an agreement
+        // raises MPIX_ERR_PROC_FAILED for a failure that not every survivor acknowledged before
+        // it, so the failures known here are acknowledged first (measured with Open MPI 5.0.7 in
+        // worker.CommRepair.*: without it every such agreement failed, and the repair gave up
+        // after max_attempts). A failure that some survivor has not seen yet still fails it, on
+        // all: a retry.
+        ack_failures(current_);
+        agree(Step::kShrunk, current_, ok);
         break;
       }
       case Step::kShrunk:  // then: is it usable by all (no new failure)?
-        if (!agreed) return retry(st);
+        // Not everybody has it: nobody uses it, and everybody shrinks current_ again.
+        if (!agreed) return retry(st, /*everybody_has_next=*/false);
         agree(Step::kUsable, next_.get(), 1);
         break;
       case Step::kUsable:
-        if (!agreed) return retry(st);
+        // A new failure in it: everybody repairs it (everybody has it).
+        if (!agreed) return retry(st, /*everybody_has_next=*/true);
         return std::move(next_);
     }
   }
 }
 
-std::optional<absl::StatusOr<coll::Comm>> CommRepair::retry(absl::Status why) {
+std::optional<absl::StatusOr<coll::Comm>> CommRepair::retry(absl::Status why,
+                                                            bool everybody_has_next) {
   last_ = why.ok() ? absl::AbortedError("repair_comm: a survivor failed to shrink") : why;
-  // A new failure during the repair: shrink the newest communicator again.
-  if (next_) {
+  // Every survivor must go on from the same communicator, or the next agreement never completes.
+  if (everybody_has_next) {
     MPIX_Comm_revoke(next_.get());
     shrunk_ = std::move(next_);
     current_ = shrunk_.get();
+  } else {
+    // Freed, not revoked: nobody uses it, and a revoke message would reach the survivors that
+    // have freed theirs (a message to a freed communicator poisons its index: docs/runtime.md).
+    next_.reset();
   }
   if (++attempt_ >= options_.max_attempts) {
     return absl::AbortedError(absl::StrCat("repair_comm: gave up after ", options_.max_attempts,

@@ -4,8 +4,11 @@
 // revoke -> agree -> shrink -> agree -> [spawn + merge are done afterwards by the controller
 // through the follow() protocol, see protocol.h] -> agree -> restore the error handler, inside a
 // bounded retry loop: a failure during the repair itself makes the agreement fail and the loop
-// shrinks again. CommRepair takes these steps one at a time, for a caller that must not wait in
-// them (elasticd repairs one job while it goes on serving the others); repair_comm waits.
+// shrinks again. "Did every survivor get the shrunken communicator?" is asked over the
+// communicator that was shrunk (the one they all hold, its known failures acknowledged first), so
+// that a survivor whose shrink failed takes part; then all shrink that one again. CommRepair takes
+// these steps one at a time, for a caller that must not wait in them (elasticd repairs one job
+// while it goes on serving the others); repair_comm waits.
 #pragma once
 
 #include <mpi.h>
@@ -43,9 +46,10 @@ class CommRepair {
   enum class Step { kPresent, kShrunk, kUsable };
   // Starts the agreement of `step` over `comm` on `flag`.
   void agree(Step step, MPI_Comm comm, int flag);
-  // This attempt's communicator did not form or failed again (`why`): shrink the newest one
-  // again (nullopt), or give up after max_attempts.
-  std::optional<absl::StatusOr<coll::Comm>> retry(absl::Status why);
+  // This attempt's communicator did not form or failed again (`why`): shrink again (nullopt), or
+  // give up after max_attempts. Again current_ when not every survivor got next_ (uniform: the
+  // agreement said so), else next_.
+  std::optional<absl::StatusOr<coll::Comm>> retry(absl::Status why, bool everybody_has_next);
 
   RepairOptions options_;
   MPI_Comm current_;   // the communicator being repaired: `broken`, or shrunk_
