@@ -242,6 +242,8 @@ void Daemon::take_queue() {
   for (const std::string& id : queue_.cancel_requests()) {
     Job* job = find(id);
     if (job != nullptr && job->active()) {
+      // Seen now; the stop can take a while (a repair under way ends first).
+      log("job_cancel_requested", {{"job", id}});
       if (job->group) (void)job->group->stop(/*wait_boundary=*/true);
       finish_job(*job, JobState::kCancelled, "cancelled by the user");
       dirty_ = true;

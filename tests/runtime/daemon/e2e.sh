@@ -112,6 +112,34 @@ case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes
     || fail "timeline's lost nodes: $(cat "$T/timeline/timeline_lost.dat")"
 }
 
+# The leader's node dies: C rank 0, the sync's root and the rank that sends the job's sample count
+# (every other kill case spares it). The survivors repair, the next oldest leads, the count goes on
+# from where it was, and the job finishes without a restart from its checkpoint.
+case_kill_leader() {
+  hosts_range 3
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 3) submit k 3000 1 3
+  wait_for 60 '[ "$(job_ranks k)" = 3 ]' || fail "job did not reach 3 ranks"
+  wait_for 60 '[ "$(job_samples k)" -ge 300 ]' || fail "fewer than 300 samples counted: $(job_samples k)"
+  local nodes leader before after survivors
+  read -r -a nodes <<< "$(job_nodes k)"
+  leader=${nodes[0]}  # nodes are in rank order: the oldest rank leads
+  grep -q "^joined gen 1 rank 0 size 3 node $leader " <(out k) || fail "rank 0 is not on $leader: $(out k | head -3)"
+  before=$(job_samples k)
+  kill_node "$leader"
+  wait_for 60 "[ \$(count_events job_recovered '\"k\"') -ge 1 ]" || fail "k did not recover from the loss of its leader's node $leader"
+  wait_for 60 '[ "$(job_ranks k)" = 2 ]' || fail "k did not go on with 2 ranks"
+  survivors=$(job_nodes k)
+  wait_for 30 "[ \"\$(job_samples k)\" -gt $before ]" || fail "the count did not go on past $before: $(job_samples k)"
+  after=$(job_samples k)
+  wait_for 180 '[ "$(job_state k)" = finished ]' || fail "k did not finish: $(job_state k)"
+  [ "$(count_events job_requeued)" = 0 ] || fail "k was requeued (restarted from its checkpoint)"
+  [ "$(count_events node_lost "\"$leader\"")" -ge 1 ] || fail "the loss of $leader was not recorded"
+  no_wrong_allreduce k
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  echo "leader's node $leader killed: recovered on $survivors, samples $before before, $after after the repair"
+}
+
 # PRRTE routes over a tree of daemons, 64 children each by default: past 64 hosts a daemon relays
 # for others, and its node's loss cut them off too. The box has 8 hosts, so a chain (routing radix
 # 1, through the environment: h1's daemon relays for h2's, h2's for h3's, ...) stands in for a
@@ -265,7 +293,8 @@ case_cancel_in_repair() {
   kill_node "$victim"
   wait_for 30 "[ \$(count_events job_repair_started '\"a\"') -ge 1 ]" || { kill -CONT $pids; fail "a's repair did not start"; }
   "$ELASTIC" --state-dir "$S" cancel a > /dev/null || { kill -CONT $pids; fail "cancel a"; }
-  sleep 1
+  wait_for 20 "[ \$(count_events job_cancel_requested '\"a\"') = 1 ]" ||
+    { kill -CONT $pids; fail "elasticd did not take the cancel"; }
   kill -CONT $pids
   wait_for 60 '[ "$(job_state a)" = cancelled ]' || fail "a was not cancelled: $(job_state a)"
   [ "$(count_events job_recovered '"a"')" = 0 ] || fail "a's repair ended in a poll: the case did not cancel during it"

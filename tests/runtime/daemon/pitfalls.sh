@@ -47,7 +47,9 @@ check "free + MPI_Finalize after spawn/merge is clean" \
   'grep -q "round 1 ok" $tmp/out && grep -q "parent finalized" $tmp/out && [ $(cat $tmp/rc) = 0 ]'
 # B: pitfall 3 — MPI_Comm_disconnect of the merged communicator hangs.
 run 20 "$probe" leave disconnect-finalize
-check "disconnect after spawn/merge hangs (pitfall 3)" '! grep -q "round 1 ok" $tmp/out'
+# It hangs, rather than fails: round 0 worked, its disconnect never returned, the timeout ended it.
+check "disconnect after spawn/merge hangs (pitfall 3)" \
+  'grep -q "^round 0 ok" $tmp/out && ! grep -q "round 1 ok" $tmp/out && [ $(cat $tmp/rc) = 124 ]'
 # C: a spawned rank that exits without MPI_Finalize. Stock 5.0.7 took mpirun down (only the job
 # mpirun starts is recoverable under --with-ft ulfm); with state_base_recoverable = 1 in the
 # prefix (scripts/openmpi/prte-mca-params.conf) every job is, and the parent goes on.
@@ -100,7 +102,11 @@ box_spawns() {  # box_spawns MPI_BIN -> $tmp/out
 box=no
 "$BOX" check && "$BOX" up "${BOX_HOSTS:-8}" && box=yes
 # on_box CASE: runs case_CASE where the cluster in a box is up, else says CASE is skipped.
-on_box() { if [ $box = yes ]; then "case_$1"; else echo "skipped: $1 (no cluster in a box on this machine)"; fi; }
+# Without one the test reports itself skipped (77), not passed: most of its checks did not run.
+skipped=0
+on_box() {
+  if [ $box = yes ]; then "case_$1"; else echo "skipped: $1 (no cluster in a box on this machine)"; skipped=$((skipped + 1)); fi
+}
 case_E() {
   box_spawns "$bin"
   check "five cross-host spawns onto h1 h2 h3 h1 h2 all work (our PRRTE patch)" \
@@ -352,4 +358,6 @@ case_P() {
   record "P: $(grep -o 'class [0-9]* ulfm [a-z]*' $tmp/out || echo 'no result'); $(grep -c 'NBC_' $tmp/out) libnbc error lines"
 }
 on_box P
-[ $fails = 0 ] && echo PASS || { echo "FAIL ($fails unexpected)"; exit 1; }
+[ $fails = 0 ] || { echo "FAIL ($fails unexpected)"; exit 1; }
+[ $skipped = 0 ] || { echo "SKIPPED: $skipped cross-host cases need the cluster in a box; the others passed"; exit 77; }
+echo PASS
