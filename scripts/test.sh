@@ -22,12 +22,12 @@ fi
 echo "[test] configure + build (preset $preset, MPI_HOME=$MPI_HOME)" >&2
 cmake --preset "$preset" -DMPI_HOME="$MPI_HOME" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
-# Tests labelled open-bug reproduce a product bug that is not fixed yet (each is described
-# where its component is documented: docs/collectives.md, "GPU tests", for the NCCL one). They are not run here, and never silently: they are listed, and
-# `ctest --preset PRESET -L open-bug` runs them.
+# Tests labelled open-bug reproduce a product bug that is not fixed yet (each is described where
+# its component is documented: docs/collectives.md, "GPU tests", for the NCCL one). They are not
+# run here, and never silently: they are listed, and `ctest --preset PRESET -L open-bug` runs them.
 open_bugs=$(ctest --preset "$preset" -N -L open-bug | sed -n 's/^ *Test *#[0-9]*: //p')
 if [ -n "$open_bugs" ]; then
-  echo "[test] NOT RUN, open bugs (see docs/testing.md, "open-bug"): $open_bugs" >&2
+  echo "[test] NOT RUN, open bugs (docs/collectives.md, GPU tests): $open_bugs" >&2
 fi
 # ctest takes a test out only when it matches every -LE given: the caller's -LE joins ours in one
 # pattern (two would exclude just the tests that match both).

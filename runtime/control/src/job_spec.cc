@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -228,9 +229,17 @@ absl::StatusOr<JobSpec> spec_from_table(const toml::table& doc, const ErrorSite&
       for (auto&& [k, v] : *t) {
         const std::string f =
             fmt::format("env.{}", absl::CEscape(absl::string_view(k.str().data(), k.str().size())));
-        if (k.str().empty() ||
-            k.str().find_first_of(std::string_view("=\0", 2)) != std::string_view::npos) {
-          return err.at(k.source(), f, "is not a valid environment variable name");
+        // The portable names (POSIX): a shell can set them, and the queue's TOML writes them as
+        // they are (toml++ wrote the key "A'B" as a literal string that no parser reads back:
+        // found by fuzz.job_spec).
+        const std::string_view name = k.str();
+        if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0])) ||
+            !std::all_of(name.begin(), name.end(), [](char c) {
+              return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+            })) {
+          return err.at(k.source(), f,
+                        "is not a valid environment variable name (letters, digits and _, not "
+                        "starting with a digit)");
         }
         absl::StatusOr<std::string> s = get_string(v, f, err);
         if (!s.ok()) return s.status();
