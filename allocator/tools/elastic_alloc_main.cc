@@ -124,11 +124,6 @@ absl::StatusOr<std::string> read_all(const std::string& path) {
 // A problem from a real workload: `count` jobs on `pool` nodes named node0001..., each holding a
 // seeded random set of nodes as if a previous plan had placed it.
 absl::StatusOr<Problem> workload_problem(const Options& options) {
-  // The CSV reader takes a directory's read error for an I/O error (exit 1): it is bad input.
-  if (std::error_code ec; std::filesystem::is_directory(options.workload_path, ec)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: is a directory, not a workload CSV", options.workload_path));
-  }
   absl::StatusOr<std::vector<elastic::traces::WorkloadJob>> jobs =
       elastic::traces::load_workload_csv(options.workload_path);
   if (!jobs.ok()) return jobs.status();

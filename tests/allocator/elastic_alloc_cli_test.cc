@@ -188,8 +188,7 @@ TEST_F(Cli, DirectoryAsTheProblemIsNamed) {
   // ... and as the workload: bad input (2), not an I/O error (1).
   const CliRun w = run("--workload '" + dir_.string() + "' --nodes 4");
   EXPECT_EQ(w.code, 2);
-  EXPECT_NE(w.err.find(dir_.string() + ": is a directory, not a workload CSV"), std::string::npos)
-      << w.err;
+  EXPECT_NE(w.err.find(dir_.string() + ": is a directory, not a file"), std::string::npos) << w.err;
 }
 
 // --time-limit inf passed and --emit-problem wrote "time_limit_s": null, which elastic-alloc could

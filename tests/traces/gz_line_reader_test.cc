@@ -46,6 +46,17 @@ class GzLineReaderTest : public ::testing::TestWithParam<bool> {
   fs::path dir_;
 };
 
+// A directory is bad input, said as such (it read as an I/O error: exit 1, "cannot read").
+TEST(GzLineReader, ADirectoryIsBadInput) {
+  const fs::path dir = fs::temp_directory_path();
+  absl::StatusOr<GzLineReader> r = GzLineReader::open(dir.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status())) << r.status();
+  EXPECT_NE(r.status().message().find(dir.string() + ": is a directory, not a file"),
+            std::string::npos)
+      << r.status();
+}
+
 // 20,000 lines of 0-40 bytes (about 400 KiB): many cross the reader's 64 KiB chunks.
 TEST_P(GzLineReaderTest, LinesAcrossChunksComeBackAsWritten) {
   std::mt19937 rng(5);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "elastic/allocator/input_limits.h"
@@ -16,6 +17,11 @@ void GzLineReader::Closer::operator()(gzFile_s* file) const noexcept {
 }
 
 absl::StatusOr<GzLineReader> GzLineReader::open(const std::string& path) {
+  // gzopen takes a directory, and its first read fails like an I/O error (exit 1): it is the
+  // user's mistake (bad input), said as such.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(fmt::format("{}: is a directory, not a file", path));
+  }
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
     return absl::NotFoundError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));

@@ -211,7 +211,7 @@ feed)
   contains "$err" "--speed: must be a finite number, got inf"
   # A folder as the trace is bad input too (it was 1, "cannot read", as for an I/O error).
   expect_rc 2 "$elastic" feed trace --trace "$tmp/a_folder" --hostfile "$tmp/hosts" --nodes 1
-  contains "$err" "--trace: $tmp/a_folder is a directory, not a trace"
+  contains "$err" "$tmp/a_folder: is a directory, not a file"
   ;;
 holder)
   # elastic-holder (built beside elastic): CLI11's own exit codes (109 for an unknown option, 106
