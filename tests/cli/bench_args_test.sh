@@ -6,17 +6,7 @@ set -uo pipefail
 case_name=$1 program=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# expect_rc WANT CMD...: runs CMD, keeps stdout in $out and stderr in $err.
-expect_rc() {
-  local want=$1; shift
-  out=$("$@" 2>"$tmp/err"); local rc=$?
-  err=$(cat "$tmp/err")
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want (stderr: $(head -c 600 <<<"$err"))"
-}
-contains() { case "$1" in *"$2"*) ;; *) fail "expected '$2' in: $(head -c 600 <<<"$1")" ;; esac; }
+. "$(dirname "$0")/expect.sh"
 
 case $case_name in
 solver_bench)

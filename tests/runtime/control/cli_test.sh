@@ -7,18 +7,7 @@ shift 3
 tmp=$(mktemp -d)
 export ELASTIC_STATE_DIR=$tmp/state
 unset MPI_HOME
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# expect_rc WANT CMD...: runs CMD, keeps stdout in $out and stderr in $err.
-expect_rc() {
-  local want=$1; shift
-  out=$("$@" 2>"$tmp/err"); local rc=$?
-  err=$(cat "$tmp/err")
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want (stderr: $err)"
-}
-contains() { case "$1" in *"$2"*) ;; *) fail "expected '$2' in: $1" ;; esac; }
-lacks() { case "$1" in *"$2"*) fail "did not expect '$2' in: $1" ;; esac; }
+. "$(dirname "$0")/../../cli/expect.sh"
 
 write_job() {  # write_job FILE ID [extra lines]
   local f=$1 id=$2; shift 2
