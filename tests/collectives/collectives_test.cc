@@ -2,7 +2,7 @@
 // dtype and op against an exact oracle, sizes 0, 1, primes (and 64 MiB in the *Large* test),
 // fusion bit-equal to unfused, broadcast from every root, spread (its plan, and the data from
 // several holder patterns), barrier, timeouts that break the communicator, and (FaultTest,
-// SpreadFault, under `mpirun --with-ft ulfm`) a killed rank.
+// SpreadFault, under ULFM with one rank per host of the cluster in a box) a killed rank.
 #include <mpi.h>
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
-// The ULFM repair's other paths (repair_comm, elastic/worker/internal/repair.h) under
-// `mpirun --with-ft ulfm -n 4`; rank 3 SIGKILLs itself to start each repair. Faults inside the
+// The ULFM repair's other paths (repair_comm, elastic/worker/internal/repair.h), one rank on each of
+// 4 hosts of the cluster in a box; rank 3 SIGKILLs itself to start each repair. Faults inside the
 // repair come from this program's own MPIX_Comm_shrink (shrink_fault.h), so that they happen at a
 // fixed step and not at a time:
 //   CommRepair.RetriesAFailedShrink      rank 1's first shrink fails (the others' succeeds): the

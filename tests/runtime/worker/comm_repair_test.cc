@@ -1,5 +1,5 @@
-// The ULFM repair taken step by step (CommRepair, elastic/worker/internal/repair.h) under
-// `mpirun --with-ft ulfm -n 4`:
+// The ULFM repair taken step by step (CommRepair, elastic/worker/internal/repair.h), with
+// one rank on each of 4 hosts of the cluster in a box (ULFM):
 //   CommRepair.GoesOnWhileASurvivorIsAway   rank 3 SIGKILLs itself; rank 1 enters the repair 1 s
 //                                           late (a rank in a long step), rank 2 at once with
 //                                           repair_comm; rank 0 tests its CommRepair in a loop.

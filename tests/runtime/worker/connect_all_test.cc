@@ -1,5 +1,5 @@
-// proto::connect_all (every member's pid and host name, exchanged with every other member) under
-// `mpirun --with-ft ulfm -n 3`:
+// proto::connect_all (every member's pid and host name, exchanged with every other member), with
+// one rank on each of 3 hosts of the cluster in a box (ULFM):
 //   ConnectAll.AMissingMemberIsNamed   rank 2 never takes part; ranks 0 and 1 time out after 1 s
 //                                      and the error names rank 2 as the member whose record
 //                                      never came, not each other.

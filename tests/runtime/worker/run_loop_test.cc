@@ -1,4 +1,5 @@
-// The elastic run loop (run.h) over real MPI processes, under `mpirun --with-ft ulfm -n 4`.
+// The elastic run loop (run.h) over real MPI processes, one rank on each of 4 hosts
+// of the cluster in a box (ULFM).
 // Each test is one whole job; ranks really die (SIGKILL) and really leave, so every test is its own
 // mpirun (select it with --gtest_filter) and ends the processes itself; the verdict is the line the
 // final rank 0 prints after an agreement of all survivors.

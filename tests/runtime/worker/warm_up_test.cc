@@ -1,6 +1,6 @@
-// A grow's warm-up of the state sync's connections (proto::warm_up), under
-// `mpirun --with-ft ulfm -n 5`, one test per mpirun (--gtest_filter). Ranks 0 and 1 play the old
-// ranks (holders), 2..4 the new ones.
+// A grow's warm-up of the state sync's connections (proto::warm_up), with one rank on each of 5
+// hosts of the cluster in a box (ULFM), one test per mpirun (--gtest_filter). Ranks 0 and 1 play
+// the old ranks (holders), 2..4 the new ones.
 //   WarmUp.PairsMatchAcrossRanks      holders that disagree on the size (3 MB and 1 MB) and new
 //                                     ranks that know none: every rank returns OK and no warm-up
 //                                     message is left unmatched anywhere; with no size known
