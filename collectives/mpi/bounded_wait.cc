@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
+#include "elastic/collectives/wait_meter.h"
 
 namespace elastic::coll {
 namespace {
@@ -57,6 +58,7 @@ int test_all(std::span<MPI_Request> reqs, std::vector<MPI_Status>& statuses, int
 
 absl::Status wait_all(std::span<MPI_Request> reqs, Clock::time_point deadline, const char* what,
                       const WaitPace& pace) {
+  const MeteredWait metered;
   const auto spin_until = Clock::now() + pace.spin;
   std::vector<MPI_Status> statuses(reqs.size());
   for (unsigned tests = 1;; ++tests) {

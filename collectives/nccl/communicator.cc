@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "elastic/collectives/mpi_check.h"
 #include "elastic/collectives/spread_plan.h"
+#include "elastic/collectives/wait_meter.h"
 #include "nccl/check.h"
 #include "nccl/version.h"
 
@@ -336,6 +337,9 @@ absl::Status NcclCommunicator::fail(absl::Status st) {
 
 absl::Status NcclCommunicator::poll(Clock::time_point deadline, const char* what,
                                     cudaEvent_t event) {
+  // Waiting for the peers, as far as a watchdog can tell (wait_meter.h): the event also covers the
+  // caller's own work before the collective, which this wait's deadline bounds.
+  const MeteredWait metered;
   for (;;) {
     ncclResult_t async = ncclSuccess;
     if (const ncclResult_t rc = ncclCommGetAsyncError(comm_.get(), &async); rc != ncclSuccess) {

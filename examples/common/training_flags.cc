@@ -28,6 +28,11 @@ void TrainingFlags::add_to(CLI::App& app) {
   app.add_option("--lr-decay", lr_decay,
                  "factor the learning rate is multiplied by after each epoch; 1 keeps it")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--stall-timeout", stall_timeout_s,
+                 "a rank whose step or evaluation spends longer than this in its own code (not "
+                 "waiting for the others) is stuck: it kills itself and the others repair without "
+                 "it; 0: off")
+      ->check(elastic::cli::non_negative_seconds());
 }
 
 rt::RunOptions TrainingFlags::run_options() const {
@@ -36,6 +41,7 @@ rt::RunOptions TrainingFlags::run_options() const {
   opts.commit_every = commit_every;
   opts.checkpoint_path = checkpoint;
   opts.checkpoint_every_commits = 20;
+  opts.stall_timeout = std::chrono::milliseconds(std::llround(stall_timeout_s * 1000));
   return opts;
 }
 

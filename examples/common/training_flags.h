@@ -22,10 +22,11 @@ struct TrainingFlags {
   double target_accuracy = 0;
   int lr_ranks = 0;
   double lr_decay = 1.0;
+  double stall_timeout_s = 0;
 
   // --data-dir, --lr, --batch, --epochs, --seed, --commit-every, --checkpoint, --target-accuracy,
-  // --lr-ranks and --lr-decay, with the values above as their defaults (set a field before calling
-  // this to change one).
+  // --lr-ranks, --lr-decay and --stall-timeout, with the values above as their defaults (set a
+  // field before calling this to change one).
   void add_to(CLI::App& app);
   // rt::run's options: these, and a durable checkpoint every 20 commits.
   rt::RunOptions run_options() const;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "elastic/worker/internal/stall_watchdog.h"
 
 namespace elastic::rt {
 
@@ -45,6 +46,7 @@ class Loop {
         step_fn_(std::move(step)),
         opts_(std::move(opts)),
         cb_(std::move(cb)),
+        watchdog_(opts_.stall_timeout),
         last_checkpoint_(Clock::now()) {}
 
   absl::StatusOr<RunResult> go();
@@ -63,6 +65,7 @@ class Loop {
   StepFn step_fn_;
   RunOptions opts_;
   RunCallbacks cb_;
+  StallWatchdog watchdog_;  // bounds each call of the user's code (RunOptions::stall_timeout)
   std::unique_ptr<coll::Communicator> comm_;
   // Registered in the State: rolled back and synced with the model.
   std::int64_t step_ = 0;
@@ -111,6 +114,7 @@ absl::Status Loop::form(ResetReason reason) {
     const ResetInfo info{reason,        comm_->rank(),
                          comm_->size(), reason == ResetReason::kStart ? 0 : previous,
                          step_,         comm_.get()};
+    const StallWatchdog::Watch watch = watchdog_.watch("on_reset", comm_->rank(), step_);
     if (absl::Status st = cb_.on_reset(info); !st.ok()) return st;
   }
   return absl::OkStatus();
@@ -146,12 +150,16 @@ absl::StatusOr<Event> Loop::iterate() {
     ids_ = sampler_.batch();
     const std::uint64_t epoch = sampler_.epoch();
     const StepContext ctx{*comm_, ids_, sampler_.global_batch_size(), epoch, step_};
-    if (absl::Status st = step_fn_(ctx); !st.ok()) return st;
+    {
+      const StallWatchdog::Watch watch = watchdog_.watch("step", comm_->rank(), step_);
+      if (absl::Status st = step_fn_(ctx); !st.ok()) return st;
+    }
     sampler_.advance();
     ++step_;
     if (opts_.auto_report) m_.report(static_cast<std::int64_t>(ids_.size()));
     const bool epoch_end = sampler_.epoch() != epoch;
     if (epoch_end && cb_.on_epoch_end) {
+      const StallWatchdog::Watch watch = watchdog_.watch("on_epoch_end", comm_->rank(), step_);
       if (absl::Status st = cb_.on_epoch_end(epoch, *comm_); !st.ok()) return st;
     }
     const std::uint64_t every = opts_.commit_every == 0 ? 1 : opts_.commit_every;
@@ -254,6 +262,11 @@ absl::StatusOr<RunResult> Loop::go() {
 
 absl::StatusOr<RunResult> run(Membership& membership, State& state, Sampler& sampler, StepFn step,
                               RunOptions options, RunCallbacks callbacks) {
+  if (options.stall_timeout.count() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("elastic::run: RunOptions::stall_timeout is ",
+                                                   options.stall_timeout.count(),
+                                                   " ms; it must be 0 (off) or positive"));
+  }
   Loop loop(membership, state, sampler, std::move(step), std::move(options), std::move(callbacks));
   return loop.go();
 }

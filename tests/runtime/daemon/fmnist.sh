@@ -21,12 +21,15 @@ SCALE=${ELASTIC_TEST_TIME_SCALE:-1}
 # not a sample of constant-rate SGD noise (at a constant 0.01, the last 5 epochs of one fixed run
 # spanned 0.8802-0.8857 and elastic runs ended anywhere in 0.8738-0.8883; CI failed on 0.8738).
 TRAIN_ARGS=(--batch 32 --seed 7 --lr-ranks 2 --lr 0.02 --lr-decay 0.85)
+# The stuck-rank watchdog, on in every run of the example here: churn_kill fails if it killed a
+# healthy rank (waiting for a grow, a shrink or a repair is not being stuck).
+STALL_ARGS=(--stall-timeout $((30 * SCALE)))
 
 # submit_fmnist ID MIN MAX [EXTRA ARG ...]: the example as a job (EPOCHS epochs), one rank per node.
 submit_fmnist() {
   local id=$1 min=$2 max=$3 a args=""
   shift 3
-  for a in --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" "$@"; do args+="\"$a\", "; done
+  for a in --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" "${STALL_ARGS[@]}" "$@"; do args+="\"$a\", "; done
   {
     echo "id = \"$id\""
     echo "command = \"$FMNIST\""
@@ -41,7 +44,7 @@ submit_fmnist() {
 # churn_kill: the fixed 2-rank run, then the same training as a job under churn and a kill.
 churn_kill() {
   timeout $((300 * SCALE)) "$BOX" exec h0 "$MPIRUN" "${BOX_MPIRUN_ARGS[@]}" --host h1:1,h2:1 \
-    --bind-to none -n 2 "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" > "$T/fixed" 2>&1
+    --bind-to none -n 2 "$FMNIST" --epochs "$EPOCHS" "${TRAIN_ARGS[@]}" "${STALL_ARGS[@]}" > "$T/fixed" 2>&1
   tail -2 "$T/fixed"
   local fixed
   fixed=$(accuracy < "$T/fixed")
@@ -85,6 +88,7 @@ churn_kill() {
   wait_for 120 "out f | grep -q '^final test accuracy'" || fail "no final accuracy line after the job finished"
   out f | grep -E '^(membership|final)' 
   out f | grep -q 'membership repaired after a failure' || fail "no repair after the kill"
+  ! grep -h 'is stuck' "$T/fixed" "$S/jobs/f/stderr" || fail "the stall watchdog killed a healthy rank"
   [ "$(out f | grep -c 'membership changed')" -ge 3 ] || fail "fewer than 3 grows or shrinks seen by the job"
   local elastic
   elastic=$(out f | accuracy)

@@ -13,6 +13,9 @@
 //                                     step that commits, one after that of a step that does not);
 //                                     the Session's sample count is exactly the samples of the
 //                                     steps that passed their step boundary on rank 0.
+//   RunLoopSession.StuckRanksAreKilled two ranks stop in their own code (one before the step's
+//                                     allreduce, one after it) until RunOptions::stall_timeout
+//                                     kills them; the survivors repair, exactly once as above.
 //   RunLoopScripted.GrowKillShrink    a Membership that grows at step 100 (a waiting rank joins:
 //                                     bit-identical parameters before its first step), loses a rank
 //                                     to SIGKILL at step 120 and shrinks on notice at step 140.
@@ -34,8 +37,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -162,7 +167,13 @@ void verdict(coll::Communicator& comm, const Job& job, bool ok_here, const char*
   std::fflush(stdout);
 }
 
-TEST(RunLoopSession, KillsExactlyOnce) {
+// A standalone Session's job of 4 ranks through run(). `step` is the job's step with the test's
+// faults, given this process's first rank; `opts` sets everything but the job's size and commits.
+// Rank 0 of the start stays rank 0 (the faults spare it) and checks the sample count; every
+// survivor checks exactly-once in the verdict.
+void session_job(RunOptions opts, int recoveries,
+                 const std::function<absl::Status(int, Job&, const StepContext&)>& step,
+                 const char* pass_line) {
   auto session_or = Session::init(nullptr, nullptr);
   ASSERT_TRUE(session_or.ok()) << session_or.status();
   Session& session = **session_or;
@@ -182,11 +193,37 @@ TEST(RunLoopSession, KillsExactlyOnce) {
     EXPECT_TRUE(*same) << "parameters differ after the reset at step " << info.step;
     return absl::OkStatus();
   };
-  RunOptions opts;
   opts.epochs = kEpochs;
   opts.commit_every = 3;
+  WatchedSession watched(session, job);
+  absl::StatusOr<RunResult> r = run(
+      watched, state, sampler, [&](const StepContext& c) { return step(first_rank, job, c); }, opts,
+      cb);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->outcome, Outcome::kFinished);
+  EXPECT_EQ(r->recoveries, recoveries);
+  EXPECT_EQ(r->comm->size(), 4 - recoveries);
+  EXPECT_EQ(resets, 1 + recoveries);
+  EXPECT_EQ(sampler.epoch(), kEpochs);
+  // The count: this rank was rank 0 of every membership, so its boundaries are the job's.
+  const auto counted = static_cast<double>(session.samples_total());
+  EXPECT_EQ(counted, watched.passed) << "the Session's count is not the steps that passed";
+  EXPECT_GE(counted, static_cast<double>(kEpochs * kN))
+      << "the Session lost samples from its count";
+  std::printf(
+      "rank %d (was %d): %lld steps, %d recoveries, %.0f samples counted, %.0f in steps "
+      "that passed (%llu in the training)\n",
+      r->comm->rank(), first_rank, static_cast<long long>(r->steps), r->recoveries, counted,
+      watched.passed, static_cast<unsigned long long>(kEpochs * kN));
+  verdict(*r->comm, job, true, pass_line);
+  r->comm.reset();
+  session.exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+TEST(RunLoopSession, KillsExactlyOnce) {
+  RunOptions opts;
   opts.call.timeout = std::chrono::seconds(30);
-  auto step = [&](const StepContext& c) -> absl::Status {
+  auto step = [](int first_rank, Job& job, const StepContext& c) -> absl::Status {
     // Mid-epoch 0, before the allreduce: the survivors see the failure inside the step.
     if (first_rank == 2 && c.step == 37) raise(SIGKILL);
     absl::Status st = job.step(c);
@@ -204,27 +241,28 @@ TEST(RunLoopSession, KillsExactlyOnce) {
     }
     return st;
   };
-  WatchedSession watched(session, job);
-  absl::StatusOr<RunResult> r = run(watched, state, sampler, step, opts, cb);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->outcome, Outcome::kFinished);
-  EXPECT_EQ(r->recoveries, 3);
-  EXPECT_EQ(r->comm->size(), 1);
-  EXPECT_EQ(resets, 4);  // start + three recoveries
-  EXPECT_EQ(sampler.epoch(), kEpochs);
-  // The count: this rank was rank 0 of every membership, so its boundaries are the job's.
-  const auto counted = static_cast<double>(session.samples_total());
-  EXPECT_EQ(counted, watched.passed) << "the Session's count is not the steps that passed";
-  EXPECT_GE(counted, static_cast<double>(kEpochs * kN))
-      << "the Session lost samples from its count";
-  std::printf(
-      "rank %d (was %d): %lld steps, %d recoveries, %.0f samples counted, %.0f in steps "
-      "that passed (%llu in the training)\n",
-      r->comm->rank(), first_rank, static_cast<long long>(r->steps), r->recoveries, counted,
-      watched.passed, static_cast<unsigned long long>(kEpochs * kN));
-  verdict(*r->comm, job, true, "RUN LOOP EXACTLY ONCE PASSED");
-  r->comm.reset();
-  session.exit(::testing::Test::HasFailure() ? 1 : 0);
+  session_job(opts, 3, step, "RUN LOOP EXACTLY ONCE PASSED");
+}
+
+// A rank stuck in its own code for 2 minutes unless its stall_timeout (2 s) kills it: first before
+// the step's allreduce (the others wait for it there, a wait bounded by 30 s), then after it (the
+// others wait at the step boundary, which has no bound of its own).
+TEST(RunLoopSession, StuckRanksAreKilled) {
+  RunOptions opts;
+  opts.call.timeout = std::chrono::seconds(30);
+  opts.stall_timeout = std::chrono::seconds(2);
+  auto stuck = [] {
+    std::fprintf(stderr, "a rank is stuck\n");
+    std::this_thread::sleep_for(std::chrono::minutes(2));
+    return absl::InternalError("the stuck rank was not killed");
+  };
+  auto step = [&](int first_rank, Job& job, const StepContext& c) -> absl::Status {
+    if (first_rank == 2 && c.step == 37) return stuck();
+    absl::Status st = job.step(c);
+    if (st.ok() && first_rank == 3 && c.epoch == 1 && c.step >= 150) return stuck();
+    return st;
+  };
+  session_job(opts, 2, step, "STUCK RANKS KILLED, EXACTLY ONCE PASSED");
 }
 
 // A membership driven by the test: grows when a waiting process joins at step 100 (MPI_Comm_split

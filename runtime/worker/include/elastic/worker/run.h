@@ -44,7 +44,8 @@
 // Ranks are renumbered at every membership change, survivors first in their old order, joiners last
 // (so rank 0 is always a rank that holds the committed state); never cache comm.rank() across steps.
 // Nothing waits forever: a repair that cannot finish makes run() return its error (DeadlineExceeded,
-// Aborted after max_recoveries); restart from the durable checkpoint.
+// Aborted after max_recoveries); restart from the durable checkpoint. A rank stuck in the user's own
+// code is bounded only with RunOptions::stall_timeout (it then kills itself, and the others repair).
 #pragma once
 
 #include <mpi.h>
@@ -118,6 +119,14 @@ struct RunOptions {
   std::uint64_t checkpoint_every_commits = 0;  // 0: not by count
   std::chrono::seconds checkpoint_every{0};    // 0: not by time
   int max_recoveries = 16;  // failures survived per run() before giving up (Aborted)
+  // A stuck rank's bound. A call of the step, on_epoch_end or on_reset that spends longer than
+  // this in its own code (its waits in libelastic's collectives do not count) means this rank is
+  // stuck (a deadlock, a hung device behind a host synchronisation): it prints why on stderr and
+  // kills itself (SIGKILL), and the other ranks repair without it instead of waiting for it for
+  // ever. 0 (the default): off. Set it well above the longest healthy call. The survivors wait for
+  // its death in a collective (up to call.timeout) and then in the repair (up to
+  // SessionOptions::repair.agree_timeout): keep stall_timeout below the two together.
+  std::chrono::milliseconds stall_timeout{0};
 };
 
 inline constexpr std::chrono::seconds kRuntimeCheckpointEvery{30};
@@ -156,7 +165,8 @@ class Membership {
 // run()'s step counter: destroy it or save_checkpoint() it, but do not commit/restore/sync). The caller registers its model
 // and optimizer buffers before. Errors: whatever the step or callbacks returned (other than Aborted
 // / DeadlineExceeded), the repair's DeadlineExceeded, Aborted after max_recoveries failures,
-// FailedPrecondition for a misuse (state already committed, a corrupt checkpoint).
+// FailedPrecondition for a misuse (state already committed, a corrupt checkpoint), InvalidArgument
+// for a negative stall_timeout.
 absl::StatusOr<RunResult> run(Session& session, State& state, Sampler& sampler, StepFn step,
                               RunOptions options = {}, RunCallbacks callbacks = {});
 absl::StatusOr<RunResult> run(Membership& membership, State& state, Sampler& sampler, StepFn step,
