@@ -24,11 +24,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   elastic::rt::Session& s = **session;
-  double model = 0;  // the "state": every rank holds the same value
+  // The "state", the same on every rank: the model and the steps kept so far.
+  double model = 0;
+  long step = 0;
+  // Rank 0 (the oldest) sends the state to everyone: new members need it, and after a failure the
+  // survivors may disagree on whether the last step passed its boundary.
+  auto sync = [&] {
+    MPI_Bcast(&model, 1, MPI_DOUBLE, 0, s.comm());
+    MPI_Bcast(&step, 1, MPI_LONG, 0, s.comm());
+  };
   // A rank fresh from init() syncs the state like one that saw kChanged: at a grow the old ranks
   // see kChanged while the new ones come out of init(), so both sides meet in the same Bcast.
-  MPI_Bcast(&model, 1, MPI_DOUBLE, 0, s.comm());
-  for (long step = 0;;) {
+  sync();
+  for (;;) {
     double grad = 1.0;  // this rank's contribution
     int rc = MPI_Allreduce(MPI_IN_PLACE, &grad, 1, MPI_DOUBLE, MPI_SUM, s.comm());
     absl::StatusOr<Event> ev = Event::kContinue;
@@ -51,8 +59,7 @@ int main(int argc, char** argv) {
       s.exit(1);
     }
     if (*ev == Event::kChanged || *ev == Event::kRecovered) {
-      // New members need the state: rank 0 (the oldest) sends it to everyone.
-      MPI_Bcast(&model, 1, MPI_DOUBLE, 0, s.comm());
+      sync();
       std::printf("rank %d of %d (generation %d)\n", s.rank(), s.size(), s.generation());
     }
     if (*ev == Event::kStop) {

@@ -1,13 +1,13 @@
 #!/bin/bash
-# Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER. End-to-end must-shows of elasticd, each
+# Usage: e2e.sh CASE MPIRUN ELASTICD ELASTIC TRAINER [HELLO]. End-to-end must-shows of elasticd, each
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill kill_relay kill_job repair_waits cancel_in_repair grace_kill
 # kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss
-# restart bad_input output_bound spawn_exit.
+# restart bad_input output_bound spawn_exit, and hello_leader_leaves with example 01 (HELLO).
 set -u
-CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5
+CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5 HELLO=${6:-}
 . "$(dirname "$0")/lib.sh"
 
 case_grow() {  # 1 -> 2 -> 4 -> 8 -> 4 -> 2 -> 1 nodes, then the job finishes
@@ -79,6 +79,26 @@ case_leader_leaves() {  # the oldest rank's node leaves: the job's sample count 
   after=$(job_samples l)
   echo "samples counted: $before before h1 left, $after after"
   [ "$after" -gt "$before" ] || fail "the sample count dropped from $before to $after"
+}
+
+case_hello_leader_leaves() {  # example 01: the rank that joined and then leads keeps the step count
+  hosts_list h1
+  start_daemon
+  TRAINER=$HELLO submit h 1000000000 1 2  # runs until cancelled
+  wait_for 60 '[ "$(job_ranks h)" = 1 ]' || fail "job did not start"
+  sleep 2
+  hosts_list h1 h2
+  wait_for 60 '[ "$(job_ranks h)" = 2 ]' || fail "job did not grow to h2"
+  sleep 2
+  hosts_list h2
+  wait_for 60 '[ "$(job_ranks h)" = 1 ] && [ "$(job_nodes h)" = h2 ]' || fail "h1 not released"
+  sleep 2
+  "$ELASTIC" --state-dir "$S" cancel h > /dev/null || fail "cancel h"
+  wait_for 60 "out h | grep -q '^done:'" || fail "example 01 did not stop: $(job_state h)"
+  out h | grep '^done:'
+  # Every step adds 1 to the model: a rank that started counting steps at 0 when it joined (until
+  # 2026-12-07) ended with fewer steps than the model says.
+  out h | grep -qE '^done: ([0-9]+) steps, model \1\.0,' || fail "steps and model disagree"
 }
 
 case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes back and is reused
