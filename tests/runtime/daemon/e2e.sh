@@ -84,7 +84,9 @@ case_leader_leaves() {  # the oldest rank's node leaves: the job's sample count 
 case_hello_leader_leaves() {  # example 01: the rank that joined and then leads keeps the step count
   hosts_list h1
   start_daemon
-  TRAINER=$HELLO submit h 1000000000 1 2  # runs until cancelled
+  # Runs until cancelled; linear scaling, so that the planner keeps both nodes (learned, the
+  # example's steps of microseconds run faster on one node, and it shrank back before h1 left).
+  SUBMIT_TOML=$(linear_scaling 2) TRAINER=$HELLO submit h 1000000000 1 2
   wait_for 60 '[ "$(job_ranks h)" = 1 ]' || fail "job did not start"
   sleep 2
   hosts_list h1 h2
