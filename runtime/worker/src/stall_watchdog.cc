@@ -10,13 +10,13 @@ namespace elastic::rt {
 
 StallWatchdog::StallWatchdog(std::chrono::milliseconds limit) : limit_(limit) {
   if (limit_.count() <= 0) return;
-  coll::set_thread_wait_meter(&meter_);
+  coll::wait_meter().on();
   thread_ = std::thread([this] { loop(); });
 }
 
 StallWatchdog::~StallWatchdog() {
   if (!thread_.joinable()) return;
-  coll::set_thread_wait_meter(nullptr);
+  coll::wait_meter().off();
   {
     const std::lock_guard lock(mu_);
     stop_ = true;
@@ -32,7 +32,7 @@ StallWatchdog::Watch StallWatchdog::watch(const char* what, int rank, std::int64
     const std::lock_guard lock(mu_);
     active_ = true;
     started_ = now;
-    waited_at_start_ = meter_.waited(now);
+    waited_at_start_ = coll::wait_meter().waited(now);
     what_ = what;
     rank_ = rank;
     step_ = step;
@@ -60,7 +60,8 @@ void StallWatchdog::loop() {
       continue;
     }
     const Clock::time_point now = Clock::now();
-    const Clock::duration own = (now - started_) - (meter_.waited(now) - waited_at_start_);
+    const Clock::duration own =
+        (now - started_) - (coll::wait_meter().waited(now) - waited_at_start_);
     if (own >= limit_) kill(own);
     cv_.wait_for(lock, std::max(limit_ - own, floor));
   }
@@ -69,15 +70,19 @@ void StallWatchdog::loop() {
 void StallWatchdog::kill(Clock::duration own) {
   char host[256] = "?";
   gethostname(host, sizeof host - 1);
-  std::fprintf(stderr,
-               "elastic::run: rank %d is stuck in its %s (step %lld): %.1f s in its own code, "
-               "past RunOptions::stall_timeout (%.1f s; waits in libelastic's collectives do not "
-               "count). Killing this process (pid %d on %s) so that the other ranks repair "
-               "without it.\n",
-               rank_, what_, static_cast<long long>(step_),
-               std::chrono::duration<double>(own).count(),
-               std::chrono::duration<double>(limit_).count(), static_cast<int>(getpid()), host);
-  std::fflush(stderr);
+  // write(2), not stdio: the stuck thread may hold stderr's lock (a write blocked on a full pipe).
+  char line[512];
+  const int n = std::snprintf(
+      line, sizeof line,
+      "elastic::run: rank %d is stuck in its %s (step %lld): %.1f s in its own code, "
+      "past RunOptions::stall_timeout (%.1f s; waits in libelastic's collectives do not "
+      "count). Killing this process (pid %d on %s) so that the other ranks repair "
+      "without it.\n",
+      rank_, what_, static_cast<long long>(step_), std::chrono::duration<double>(own).count(),
+      std::chrono::duration<double>(limit_).count(), static_cast<int>(getpid()), host);
+  if (n > 0)
+    (void)!write(STDERR_FILENO, line,
+                 std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1));
   raise(SIGKILL);
   _exit(137);  // not reached
 }

@@ -20,8 +20,7 @@ namespace elastic::rt {
 
 class StallWatchdog {
  public:
-  // `limit` 0: off. Meters the calling thread's waits (the thread that runs the user's code) for
-  // the watchdog's lifetime.
+  // `limit` 0: off. Turns the process's wait metering on for the watchdog's lifetime.
   explicit StallWatchdog(std::chrono::milliseconds limit);
   ~StallWatchdog();
   StallWatchdog(const StallWatchdog&) = delete;
@@ -48,7 +47,6 @@ class StallWatchdog {
   [[noreturn]] void kill(Clock::duration own);
 
   const std::chrono::milliseconds limit_;
-  coll::WaitMeter meter_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
