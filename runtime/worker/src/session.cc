@@ -409,6 +409,15 @@ absl::StatusOr<Event> Session::recover() {
   for (int attempt = 0; attempt < options_.repair.max_attempts; ++attempt) {
     absl::StatusOr<coll::Comm> fixed = repair_comm(job_, options_.repair);
     if (!fixed.ok()) return fixed.status();
+    // The controller is J's rank 0 (joiners go last, survivors keep their order). Without it
+    // nobody would send the next directive, and the ranks would train on for a runtime that is
+    // gone, holding their nodes, until the directive's timeout.
+    if (const std::vector<int> lost = missing_ranks(job_.get(), fixed->get());
+        !lost.empty() && lost.front() == 0) {
+      return absl::FailedPreconditionError(
+          "recover: the runtime (elasticd, the job communicator's rank 0) is gone; the job stops "
+          "here, and a restarted elasticd restarts it from its durable checkpoint");
+    }
     job_ = *std::move(fixed);
     absl::StatusOr<Event> ev = follow();
     if (ev.ok()) return *ev == Event::kChanged || *ev == Event::kContinue ? Event::kRecovered : *ev;

@@ -5,7 +5,8 @@
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill kill_relay kill_job repair_waits cancel_in_repair grace_kill
 # kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss
-# restart bad_input output_bound spawn_exit, and hello_leader_leaves with example 01 (HELLO).
+# restart daemon_dies bad_input output_bound spawn_exit, and hello_leader_leaves with example 01
+# (HELLO).
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5 HELLO=${6:-}
 . "$(dirname "$0")/lib.sh"
@@ -514,6 +515,29 @@ case_restart() {  # SIGKILL elasticd mid-run and start it again: no job lost
   wait_for 60 "[ \$(count_events job_started '\"r1\"') -ge 2 ]" || fail "r1 not restarted"
   wait_for 240 '[ "$(job_state r1)$(job_state r2)" = finishedfinished ]' ||
     fail "jobs lost: r1=$(job_state r1) r2=$(job_state r2)"
+}
+
+case_daemon_dies() {  # elasticd is SIGKILLed and nothing restarts it: its job's ranks end too
+  hosts_range 2
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 2) submit d 100000 1 2
+  wait_for 60 '[ "$(job_ranks d)" = 2 ]' || fail "job did not reach 2 ranks"
+  sleep 2
+  local dpid
+  dpid=$(cat "$S/daemon.pid")
+  echo "SIGKILL elasticd $dpid"
+  kill -KILL "$dpid"
+  # No rank may train on for a runtime that is gone, holding its node: each ends by itself.
+  wait_for 60 '[ -z "$(rank_pids h1)$(rank_pids h2)" ]' ||
+    fail "ranks still running 60 s after elasticd died: h1 $(rank_pids h1), h2 $(rank_pids h2)"
+  echo "the ranks ended; mpirun $(kill -0 "$DAEMON_PID" 2> /dev/null && echo "still runs" || echo "has exited")"
+  tail -3 "$S/jobs/d/stderr"
+  # Each rank saw why. Until 2026-12-07 the survivors repaired J without the controller, took a
+  # rank's data for directives ("invalid directive from the controller: bad magic 0") and gave up
+  # after five repairs ("the job communicator kept failing").
+  [ "$(grep -c 'the runtime (elasticd, the job communicator.s rank 0) is gone' "$S/jobs/d/stderr")" = 2 ] ||
+    fail "the ranks did not say that elasticd is gone"
+  ! grep -q 'invalid directive' "$S/jobs/d/stderr" || fail "a rank read a directive from another rank"
 }
 
 case_bad_input() {

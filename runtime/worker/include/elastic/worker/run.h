@@ -165,8 +165,8 @@ class Membership {
 // run()'s step counter: destroy it or save_checkpoint() it, but do not commit/restore/sync). The caller registers its model
 // and optimizer buffers before. Errors: whatever the step or callbacks returned (other than Aborted
 // / DeadlineExceeded), the repair's DeadlineExceeded, Aborted after max_recoveries failures,
-// FailedPrecondition for a misuse (state already committed, a corrupt checkpoint), InvalidArgument
-// for a negative stall_timeout.
+// FailedPrecondition for a misuse (state already committed, a corrupt checkpoint) and when the
+// runtime is gone (Session::recover), InvalidArgument for a negative stall_timeout.
 absl::StatusOr<RunResult> run(Session& session, State& state, Sampler& sampler, StepFn step,
                               RunOptions options = {}, RunCallbacks callbacks = {});
 absl::StatusOr<RunResult> run(Membership& membership, State& state, Sampler& sampler, StepFn step,

@@ -90,7 +90,8 @@ class Session {
   // carries them out. `done`: this rank wants to stop (the job stops when any rank says so).
   // Aborted => a peer failed: call recover().
   absl::StatusOr<Event> step_boundary(bool done = false);
-  // COLLECTIVE over the survivors (and the controller). Returns kRecovered, kStop or kLeave.
+  // COLLECTIVE over the survivors (and the controller). Returns kRecovered, kStop or kLeave;
+  // FailedPrecondition when the failed process was the controller (elasticd is gone: exit).
   absl::StatusOr<Event> recover();
 
   // Ends the process: frees the communicators and calls MPI_Finalize under a 10 s alarm (Open MPI
