@@ -4,7 +4,8 @@
 //    bit-identical to rank 0's; after one more step together all ranks are still identical.
 //  - GradientReducer: the averaged gradient over K ranks, each on its slice of a batch, equals the
 //    gradient of one process on the whole batch (fp32 and fp64; tolerance below); bf16/fp16
-//    buckets; a rank that skips backward (empty batch) still takes part, in bucket order.
+//    buckets; a rank that skips backward (empty batch) still takes part, in bucket order; a second
+//    backward in one step and a sparse gradient are refused at finish().
 #include <mpi.h>
 #include <gtest/gtest.h>
 
@@ -238,6 +239,42 @@ TEST(GradientReducer, RankWithoutBackwardStillTakesPart) {
     EXPECT_LE((net->fc->weight.grad() - expected_fc).abs().max().item<double>(),
               5e-5 * expected_fc.abs().max().item<double>());
   }
+}
+
+// A second backward in one step: the bucket (one parameter) was reduced in the first one's hook,
+// so the second gradient would be added to the reduced sum. Refused at finish() (before, finish()
+// succeeded with the reduced gradient plus this rank's own).
+TEST(GradientReducer, SecondBackwardAfterItsBucketIsRefused) {
+  auto comm = comm_of(MPI_COMM_WORLD);
+  ASSERT_NE(comm, nullptr);
+  auto p =
+      ::torch::ones({16}, ::torch::TensorOptions().dtype(::torch::kFloat32).requires_grad(true));
+  auto reducer = et::GradientReducer::create({p}, options(1024));
+  ASSERT_TRUE(reducer.ok()) << reducer.status();
+  ASSERT_TRUE((*reducer)->begin(*comm).ok());
+  (p * 2).sum().backward();
+  EXPECT_EQ((*reducer)->buckets_reduced_in_backward(), 1u);
+  (p * 3).sum().backward();
+  const absl::Status st = (*reducer)->finish();
+  EXPECT_TRUE(absl::IsFailedPrecondition(st)) << st;
+  EXPECT_NE(st.message().find("second gradient for parameter 0"), std::string::npos) << st;
+}
+
+// A sparse gradient (an embedding with sparse=true): refused at finish(), not thrown in backward.
+TEST(GradientReducer, SparseGradientIsRefused) {
+  auto comm = comm_of(MPI_COMM_WORLD);
+  ASSERT_NE(comm, nullptr);
+  auto dense = ::torch::ones({4}, ::torch::TensorOptions().requires_grad(true));
+  auto table = ::torch::ones({10, 3}, ::torch::TensorOptions().requires_grad(true));
+  auto reducer = et::GradientReducer::create({dense, table}, options(1024));
+  ASSERT_TRUE(reducer.ok()) << reducer.status();
+  ASSERT_TRUE((*reducer)->begin(*comm).ok());
+  const auto ids = ::torch::tensor({1, 4, 4}, ::torch::kLong);
+  EXPECT_NO_THROW(((::torch::embedding(table, ids, -1, false, /*sparse=*/true)).sum() + dense.sum())
+                      .backward());
+  const absl::Status st = (*reducer)->finish();
+  EXPECT_TRUE(absl::IsInvalidArgument(st)) << st;
+  EXPECT_NE(st.message().find("parameter 1"), std::string::npos) << st;
 }
 
 TEST(GradientReducer, FinishWithoutBeginIsRefused) {

@@ -50,7 +50,7 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::create(
       sizes.push_back(0);
       bucket_opts.push_back(p.options().requires_grad(false));
     }
-    r->slots_.push_back(Slot{p, o->bucket, sizes[o->bucket], 0, false});
+    r->slots_.push_back(Slot{p, i, o->bucket, sizes[o->bucket], 0, false});
     sizes[o->bucket] += p.numel();
     o->bytes += bytes;
   }
@@ -90,16 +90,37 @@ absl::Status GradientReducer::begin(coll::Communicator& comm) {
   next_bucket_ = 0;
   reduced_in_backward_ = 0;
   status_ = absl::OkStatus();
+  refused_ = absl::OkStatus();
   return absl::OkStatus();
 }
 
 void GradientReducer::on_gradient(std::size_t s, const ::torch::Tensor& grad) {
   if (comm_ == nullptr || !grad.defined()) return;  // not armed: a backward outside a training step
   Slot& slot = slots_[s];
+  // A gradient the reducer cannot take is refused, not thrown (an exception would leave backward
+  // in the middle of the graph), and left out: the buckets are still reduced, all of them and in
+  // order as on every other rank, and finish() returns the refusal afterwards.
+  if (grad.is_sparse() && refused_.ok()) {
+    refused_ = absl::InvalidArgumentError(absl::StrCat(
+        "GradientReducer: parameter ", slot.index,
+        " (in the order given to create()) got a "
+        "sparse gradient (an Embedding with sparse=true?): only dense gradients are reduced"));
+  }
+  if (slot.ready && slot.bucket < next_bucket_) {
+    if (refused_.ok()) {
+      refused_ = absl::FailedPreconditionError(absl::StrCat(
+          "GradientReducer: a second gradient for parameter ", slot.index,
+          " in one step, after "
+          "its bucket was reduced: one backward per begin()/finish() (gradient accumulation over "
+          "several backward calls is not supported)"));
+    }
+    return;
+  }
   Bucket& b = buckets_[slot.bucket];
-  {
+  if (!grad.is_sparse()) {
     ::torch::NoGradGuard no_grad;
-    // add_, not copy_: a second backward in the same step (retain_graph) adds up as .grad() would.
+    // add_, not copy_: a second gradient before its bucket is reduced (the same parameter used
+    // twice in the graph) adds up as .grad() would.
     b.flat.narrow(0, slot.offset, slot.param.numel()).add_(grad.reshape({-1}));
   }
   if (slot.ready) return;
@@ -132,6 +153,7 @@ absl::Status GradientReducer::finish() {
   reduce_ready(true);
   comm_ = nullptr;
   if (!status_.ok()) return status_;
+  if (!refused_.ok()) return refused_;  // every bucket was reduced: the ranks stay in step
   ::torch::NoGradGuard no_grad;
   for (Slot& s : slots_) {
     const ::torch::Tensor reduced =

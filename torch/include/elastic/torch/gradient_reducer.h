@@ -25,8 +25,11 @@
 // CUDA path compiles against a CUDA LibTorch but is NOT tested (no GPU in CI).
 // Results: finish() REPLACES each parameter's .grad() with the reduced gradient of this step's
 // backward (zero_grad() is therefore not needed; gradient accumulation over several backward
-// calls in one step is not supported). Errors in a hook are kept and returned by finish(); later
-// buckets are then not reduced (the communicator is broken anyway: sticky failure).
+// calls in one step is not supported: a gradient that comes after its bucket was reduced makes
+// finish() return FailedPrecondition, and a sparse gradient InvalidArgument, once every bucket
+// was reduced as on the other ranks, without it; .grad() is then left as it is). Communication
+// errors in a hook are kept and returned by finish(); later buckets are then not reduced (the
+// communicator is broken anyway: sticky failure).
 #pragma once
 
 #include <torch/types.h>
@@ -85,6 +88,7 @@ class GradientReducer {
  private:
   struct Slot {
     ::torch::Tensor param;
+    std::size_t index = 0;  // in create()'s list, for messages
     std::size_t bucket = 0;
     std::int64_t offset = 0;  // elements into the bucket
     unsigned hook = 0;
@@ -106,7 +110,8 @@ class GradientReducer {
   coll::Communicator* comm_ = nullptr;  // non-null between begin() and finish()
   std::size_t next_bucket_ = 0;
   std::size_t reduced_in_backward_ = 0;
-  absl::Status status_;
+  absl::Status status_;   // the step's first communication error: later buckets are skipped
+  absl::Status refused_;  // a gradient left out (sparse, or after its bucket): finish() says so
 };
 
 }  // namespace elastic::libtorch
