@@ -14,7 +14,6 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -357,10 +356,12 @@ TEST(Spread, LackingRanksReceiveBitExactHoldersUntouched) {
   EXPECT_TRUE(comm->barrier().ok());
 }
 
-// Ranks other than 0 give up after 300 ms and revoke; rank 0 arrives 1.5 s late and must see the
-// revoke. `count` 1 travels eagerly (rank 0 finds the others' data already there); 4 Mi floats
-// stop the others mid-pipeline with many requests active, which they must revoke and drain.
+// Ranks other than 0 give up after 300 ms and revoke; rank 0 arrives once they all told it so (over
+// MPI_COMM_WORLD, which nobody revokes) and must see the revoke. `count` 1 travels eagerly (rank 0
+// finds the others' data already there); 4 Mi floats stop the others mid-pipeline with many
+// requests active, which they must revoke and drain.
 void missing_peer_then_sticky(std::size_t count) {
+  constexpr int kGaveUpTag = 91;
   auto comm = make_comm();
   ASSERT_NE(comm, nullptr);
   if (comm->size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -369,8 +370,16 @@ void missing_peer_then_sticky(std::size_t count) {
   if (comm->rank() != 0) {
     const absl::Status st = comm->allreduce(t, ReduceOp::kSum, CallOptions{milliseconds(300)});
     EXPECT_TRUE(absl::IsDeadlineExceeded(st) || absl::IsAborted(st)) << st;
+    int gave_up = 1;
+    MPI_Send(&gave_up, 1, MPI_INT, 0, kGaveUpTag, MPI_COMM_WORLD);
   } else {
-    std::this_thread::sleep_for(milliseconds(1500));  // rank 0 arrives after the others gave up
+    std::vector<int> gave_up(static_cast<std::size_t>(comm->size()), 0);
+    std::vector<MPI_Request> reqs(gave_up.size(), MPI_REQUEST_NULL);
+    for (int r = 1; r < comm->size(); ++r) {
+      MPI_Irecv(&gave_up[static_cast<std::size_t>(r)], 1, MPI_INT, r, kGaveUpTag, MPI_COMM_WORLD,
+                &reqs[static_cast<std::size_t>(r)]);
+    }
+    ASSERT_TRUE(wait_all(reqs, Clock::now() + std::chrono::seconds(60), "gave-up notes").ok());
     const absl::Status st = comm->allreduce(t, ReduceOp::kSum, CallOptions{milliseconds(5000)});
     EXPECT_TRUE(absl::IsAborted(st)) << "the late rank must see the revoke, got " << st;
   }

@@ -8,8 +8,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <thread>
 
+#include "elastic/collectives/bounded_wait.h"
 #include "elastic/worker/internal/protocol.h"
 
 namespace elastic::rt::proto {
@@ -21,12 +21,23 @@ TEST(ConnectAll, AMissingMemberIsNamed) {
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int me = 0;
   MPI_Comm_rank(comm, &me);
+  constexpr int kGaveUpTag = 92;
   if (me == 2) {
-    std::this_thread::sleep_for(std::chrono::seconds(3));  // until the others have given up
+    // Stays out until ranks 0 and 1 have given up and said so (over MPI_COMM_WORLD: connect_all
+    // uses its own duplicate); its exit before that would be a failure to them, not a silence.
+    int gave_up[2] = {0, 0};
+    MPI_Request reqs[2];
+    for (int r = 0; r < 2; ++r) {
+      MPI_Irecv(&gave_up[r], 1, MPI_INT, r, kGaveUpTag, MPI_COMM_WORLD, &reqs[r]);
+    }
+    ASSERT_TRUE(
+        coll::wait_all(reqs, coll::Clock::now() + std::chrono::seconds(60), "gave-up notes").ok());
     return;
   }
   const absl::StatusOr<std::vector<Peer>> peers =
       connect_all(comm, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+  int gave_up = 1;
+  MPI_Send(&gave_up, 1, MPI_INT, 2, kGaveUpTag, MPI_COMM_WORLD);
   ASSERT_TRUE(absl::IsDeadlineExceeded(peers.status())) << peers.status();
   const std::string message(peers.status().message());
   EXPECT_NE(message.find("at member " + std::to_string(me) + " of 3"), std::string::npos)
