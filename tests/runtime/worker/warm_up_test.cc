@@ -54,8 +54,8 @@ void expect_no_stray_message(int me, int size) {
     if (r == me) continue;
     MPI_Status st;
     ASSERT_EQ(MPI_SUCCESS, MPI_Probe(r, MPI_ANY_TAG, world(), &st));
-    EXPECT_EQ(kMarkerTag, st.MPI_TAG) << "an unmatched warm-up message from rank " << r
-                                      << " reached rank " << me;
+    EXPECT_EQ(kMarkerTag, st.MPI_TAG)
+        << "an unmatched warm-up message from rank " << r << " reached rank " << me;
     if (st.MPI_TAG == kMarkerTag) {
       MPI_Recv(nullptr, 0, MPI_BYTE, r, kMarkerTag, world(), MPI_STATUS_IGNORE);
     }
