@@ -8,6 +8,13 @@
 #   box.sh kill HOST     SIGKILL every process on HOST (its PRRTE daemon included): a node loss
 #   box.sh kill-all      the same on every host (what a test leaves behind), keeping the box up
 #                        and its Slurm daemons, if any
+#   box.sh vanish HOST   a node lost without a word (power loss, a cut cable): HOST's cable is cut
+#                        and its processes stopped (SIGSTOP), so that nothing of it reaches a peer:
+#                        no reset of a connection, no exit seen by the launch agent (which, like
+#                        the ssh client of a real cluster, would otherwise report the daemon's end);
+#                        revive and kill-all kill them and mend the cable (up mends it too)
+#   box.sh revive HOST   HOST back after vanish, as after a reboot: its processes killed, its
+#                        cable mended
 #   box.sh pids HOST     the pids of the processes on HOST
 #   box.sh agent HOST CMD...   PRRTE's launch agent (plm_ssh_agent): runs CMD on HOST as ssh would
 #   box.sh mpirun-args [--no-agent]
@@ -122,7 +129,10 @@ up() {
   [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "up N: N must be 1..200, got '$n'" 2
   check
   if [ "$(size)" = "$n" ] && ip netns list | grep -qw "$(ns "h$n")" &&
-    [ "$(cat "$RUN/layout" 2>/dev/null)" = "$LAYOUT" ]; then return 0; fi
+    [ "$(cat "$RUN/layout" 2>/dev/null)" = "$LAYOUT" ]; then
+    for ((k = 0; k <= n; k++)); do cable "h$k" up; done
+    return 0
+  fi
   down
   mkdir -p "$RUN"
   ip netns add "$(bridge_ns)"
@@ -151,7 +161,7 @@ up() {
   echo "box: up with hosts h0..h$n on $NET.0/24" >&2
 }
 
-kill_host() {  # kill_host HOST [PIDS TO SPARE]
+kill_host() {  # kill_host HOST [PIDS TO SPARE [SIGNAL]]
   local k pids
   k=$(host_index "$1") || die "unknown host '$1'"
   ip netns list | grep -qw "$(ns "h$k")" || return 0
@@ -159,9 +169,17 @@ kill_host() {  # kill_host HOST [PIDS TO SPARE]
   for _ in 1 2 3 4 5; do
     pids=$(ip netns pids "$(ns "h$k")" 2>/dev/null | grep -vxF -e "${2:-}" -e '' || true)
     [ -z "$pids" ] && return 0
-    kill -KILL $pids 2>/dev/null || true
+    kill -"${3:-KILL}" $pids 2>/dev/null || true
+    [ "${3:-KILL}" = KILL ] || return 0
     sleep 0.1
   done
+}
+
+# A cut cable: the bridge's end of HOST's veth goes down, and the bridge drops what is sent to HOST.
+cable() {  # cable HOST up|down
+  local k
+  k=$(host_index "$1") || die "unknown host '$1'"
+  ip -n "$(bridge_ns)" link set "v$k" "$2"
 }
 
 down() {
@@ -233,7 +251,10 @@ case $cmd in
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: box.sh exec HOST CMD..." 2; in_host "$@" ;;
   kill) [ $# -eq 1 ] || die "usage: box.sh kill HOST" 2; kill_host "$1" ;;
-  kill-all) spare=$(slurm_daemons); for ((k = 0; k <= $(size); k++)); do kill_host "h$k" "$spare"; done ;;
+  vanish) [ $# -eq 1 ] || die "usage: box.sh vanish HOST" 2; cable "$1" down; kill_host "$1" "" STOP ;;
+  revive) [ $# -eq 1 ] || die "usage: box.sh revive HOST" 2; kill_host "$1"; cable "$1" up ;;
+  kill-all) spare=$(slurm_daemons)
+    for ((k = 0; k <= $(size); k++)); do kill_host "h$k" "$spare"; cable "h$k" up; done ;;
   pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
         k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
   agent) agent "$@" ;;

@@ -3,7 +3,7 @@
 # against a real elasticd under mpirun --with-ft ulfm on a cluster in a box (lib.sh: head h0,
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
-# shrink_notice leader_leaves kill kill_relay kill_job repair_waits cancel_in_repair grace_kill
+# shrink_notice leader_leaves kill vanish kill_relay kill_job repair_waits cancel_in_repair grace_kill
 # kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss
 # restart daemon_dies bad_input output_bound spawn_exit, and hello_leader_leaves with example 01
 # (HELLO).
@@ -133,6 +133,41 @@ case_kill() {  # a whole host dies (its PRRTE daemon too), three times; it comes
   "$ELASTIC" --state-dir "$S" timeline --out "$T/timeline" || fail "elastic timeline failed"
   [ "$(awk '!/^#/ { print $2, $3 }' "$T/timeline/timeline_lost.dat" | tr '\n' ' ')" = "4 h2 4 h3 4 h4 " ] \
     || fail "timeline's lost nodes: $(cat "$T/timeline/timeline_lost.dat")"
+}
+
+# A host vanishes without a word (box.sh vanish: its cable cut, its processes stopped), as at a power
+# loss: no connection reset and no exit of its launch agent tells anybody. PRRTE declares its daemon
+# lost after 20 s of silence (the prefix's keepalive settings; patch 0029 for the connection that
+# has data in flight, which otherwise waited 15-30 minutes for TCP's retransmissions to run out),
+# the job repairs onto 3 ranks, and the host, rebooted, is granted again and reused. The job grew
+# onto h3, so the survivors on h1 and h2 are told of h3's process by PRRTE's notification to other
+# jobs (patch 0030); no reset connection tells them.
+case_vanish() {
+  hosts_range 2
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 4) submit v 2400 1 4
+  wait_for 60 '[ "$(job_ranks v)" = 2 ]' || fail "job did not start on 2 ranks"
+  # Grown onto h3 and h4 by a spawn: their processes are another PRRTE job than h1's and h2's.
+  hosts_range 4
+  wait_for 60 '[ "$(job_ranks v)" = 4 ]' || fail "job did not grow to 4 ranks"
+  sleep 1
+  echo "h3 vanishes: $("$BOX" pids h3 | tr '\n' ' ')"
+  local cut=$SECONDS
+  "$BOX" vanish h3
+  wait_for 120 "[ \$(count_events node_lost '\"h3\"') -ge 1 ]" || fail "loss of h3 not seen"
+  echo "h3's loss seen $((SECONDS - cut)) s after the cut"
+  wait_for 60 '[ "$(job_ranks v)" = 3 ]' || fail "job did not continue on 3 ranks"
+  grep -q 'on node h3 lost' "$T/daemon.log" || fail "PRRTE did not report h3's daemon lost"
+  hosts_list h1 h2 h4
+  "$BOX" revive h3
+  sleep 1.5
+  hosts_range 4
+  wait_for 60 '[ "$(job_ranks v)" = 4 ]' || fail "job did not grow back onto h3"
+  job_nodes v | grep -qw h3 || fail "h3 not reused"
+  wait_for 180 '[ "$(job_state v)" = finished ]' || fail "job did not finish"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  no_wrong_allreduce v
+  out v | grep -q '^recovered' || fail "the ranks saw no recovery"
 }
 
 # The leader's node dies: C rank 0, the sync's root and the rank that sends the job's sample count
