@@ -161,18 +161,28 @@ up() {
   echo "box: up with hosts h0..h$n on $NET.0/24" >&2
 }
 
-kill_host() {  # kill_host HOST [PIDS TO SPARE [SIGNAL]]
-  local k pids
+host_pids() {  # host_pids HOST [PIDS TO SPARE]: the processes on HOST, one per line
+  local k
   k=$(host_index "$1") || die "unknown host '$1'"
-  ip netns list | grep -qw "$(ns "h$k")" || return 0
+  ip netns pids "$(ns "h$k")" 2>/dev/null | grep -vxF -e "${2:-}" -e '' || true
+}
+
+kill_host() {  # kill_host HOST [PIDS TO SPARE]
+  local pids
   # Repeat: a dying process may still fork (prted reaping, an agent starting a daemon).
   for _ in 1 2 3 4 5; do
-    pids=$(ip netns pids "$(ns "h$k")" 2>/dev/null | grep -vxF -e "${2:-}" -e '' || true)
+    pids=$(host_pids "$1" "${2:-}")
     [ -z "$pids" ] && return 0
-    kill -"${3:-KILL}" $pids 2>/dev/null || true
-    [ "${3:-KILL}" = KILL ] || return 0
+    kill -KILL $pids 2>/dev/null || true
     sleep 0.1
   done
+}
+
+vanish_host() {  # the cable first, so that nothing the stopped processes still had sent gets out
+  local pids
+  cable "$1" down
+  pids=$(host_pids "$1")
+  [ -z "$pids" ] || kill -STOP $pids 2>/dev/null || true
 }
 
 # A cut cable: the bridge's end of HOST's veth goes down, and the bridge drops what is sent to HOST.
@@ -251,12 +261,11 @@ case $cmd in
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: box.sh exec HOST CMD..." 2; in_host "$@" ;;
   kill) [ $# -eq 1 ] || die "usage: box.sh kill HOST" 2; kill_host "$1" ;;
-  vanish) [ $# -eq 1 ] || die "usage: box.sh vanish HOST" 2; cable "$1" down; kill_host "$1" "" STOP ;;
+  vanish) [ $# -eq 1 ] || die "usage: box.sh vanish HOST" 2; vanish_host "$1" ;;
   revive) [ $# -eq 1 ] || die "usage: box.sh revive HOST" 2; kill_host "$1"; cable "$1" up ;;
   kill-all) spare=$(slurm_daemons)
     for ((k = 0; k <= $(size); k++)); do kill_host "h$k" "$spare"; cable "h$k" up; done ;;
-  pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2
-        k=$(host_index "$1") || die "unknown host '$1'"; ip netns pids "$(ns "h$k")" 2>/dev/null || true ;;
+  pids) [ $# -eq 1 ] || die "usage: box.sh pids HOST" 2; host_pids "$1" ;;
   agent) agent "$@" ;;
   mpirun-args) [ $# -eq 0 ] || [ "$1" = --no-agent ] || die "usage: box.sh mpirun-args [--no-agent]" 2
     mpirun_args "$@" ;;
