@@ -36,12 +36,6 @@
 # PIDs are not isolated: `kill HOST` finds a host's processes by their network namespace.
 set -euo pipefail
 
-# PRRTE's launch agent: before anything else, a session of its own (agent(), below, says why).
-if [ "${1:-}" = agent ] && [ -z "${ELASTIC_BOX_AGENT_SESSION:-}" ]; then
-  export ELASTIC_BOX_AGENT_SESSION=1
-  exec setsid -w "$0" "$@"
-fi
-
 PREFIX=${ELASTIC_BOX_PREFIX:-elbox}
 NET=${ELASTIC_BOX_NET:-10.213.47}
 RUN=/run/$PREFIX
@@ -209,19 +203,35 @@ down() {
 }
 
 # PRRTE calls its ssh agent as `AGENT [ssh options] HOST COMMAND`; COMMAND is a shell command line.
+# Like ssh, the agent first connects to the host over the box's network (port 22, where nothing
+# listens, so a host that is up answers at once with a reset), from the caller's host (the head's
+# when called from outside the box): a host whose cable is cut (vanish) keeps it waiting until the
+# kernel gives the connection up (about 130 s), and it then fails as ssh does (exit 255). It waits
+# in the process group PRRTE made for it, so that PRRTE can end the wait (patch 0031).
 # Like ssh, the command gets a fresh environment (PATH and library path kept: one shared install).
 # The sanitizers' options pass, as a site passes them with ssh's SendEnv: without them the ranks of
 # the other hosts ran without `scripts/test.sh --sanitize`'s suppressions of Open MPI's leaks.
-# Like sshd, which starts each remote command in a session of its own, the agent runs in one
-# (setsid -w at the top of this script: PRRTE waits on it as on ssh). The kernel's autogroups share
-# the cores equally between sessions, so each host's launch, daemon and ranks are one group, as on
-# a machine of their own. Without it a grow's launches ran in the head host's session, one group
-# against each training host's: with 8 hosts training, 8 new daemons took 9 s to report instead of
-# 2-3 s, and a grow from 8 to 16 hosts 12-15 s instead of 8-9 s (docs/runtime.md, "16 and 32").
+# Like sshd, which starts each remote command in a session of its own, the agent then runs it in one
+# (setsid -w: PRRTE waits on it as on ssh). The kernel's autogroups share the cores equally between
+# sessions, so each host's launch, daemon and ranks are one group, as on a machine of their own.
+# Without it a grow's launches ran in the head host's session, one group against each training
+# host's: with 8 hosts training, 8 new daemons took 9 s to report instead of 2-3 s, and a grow from
+# 8 to 16 hosts 12-15 s instead of 8-9 s (docs/runtime.md, "16 and 32").
 agent() {
+  local args=("$@") host k why via=()
   while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
-  local host=$1
+  host=$1
   shift
+  if [ -z "${ELASTIC_BOX_AGENT_SESSION:-}" ]; then
+    k=$(host_index "$host") || die "unknown host '$host'" 255
+    [[ $(ip netns identify $$ 2>/dev/null) == "$PREFIX"-h* ]] || via=(ip netns exec "$(ns h0)")
+    why=$("${via[@]}" bash -c "exec 3<>/dev/tcp/$NET.$((10 + k))/22" 2>&1) || true
+    case $why in
+      *"Connection refused"*) ;;
+      *) printf 'ssh: connect to host %s port 22: %s\n' "$host" "${why##*: }" >&2; exit 255 ;;
+    esac
+    ELASTIC_BOX_AGENT_SESSION=1 exec setsid -w "$SELF" agent "${args[@]}"
+  fi
   in_host "$host" /usr/bin/env -i PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
     HOME="${HOME:-/root}" USER="${USER:-root}" LANG=C.UTF-8 \
     ${OMPI_ALLOW_RUN_AS_ROOT:+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1} \

@@ -4,8 +4,8 @@
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill vanish kill_relay kill_job repair_waits cancel_in_repair grace_kill
-# kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host churn learn hole_loss
-# restart daemon_dies bad_input output_bound spawn_exit, and hello_leader_leaves with example 01
+# kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host vanished_host churn learn
+# hole_loss restart daemon_dies bad_input output_bound spawn_exit, and hello_leader_leaves with example 01
 # (HELLO).
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5 HELLO=${6:-}
@@ -727,6 +727,31 @@ AGENT
   wait_for 120 '[ "$(job_ranks u)" = 2 ]' || fail "job did not grow onto h2 once it was reachable"
   echo "grow onto unreachable h2 failed; job went on at 1 rank, then grew onto h2"
   finish_after_failed_grow u
+}
+
+# A granted host vanished before the runtime ever used it (no daemon there yet): the launch agent,
+# like ssh, waits for a connection the host never answers (box.sh agent: about 130 s, TCP's own
+# limit), longer than elasticd waits for a spawn (60 s), which then failed the job. PRRTE now kills
+# an agent whose daemon has not reported in 30 s (patch 0031): the grow fails, the job trains on,
+# and the host, back, is used.
+case_vanished_host() {
+  hosts_list h1
+  start_daemon
+  SUBMIT_TOML=$(linear_scaling 2) submit x 100000 1 2 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks x)" = 1 ]' || fail "job did not start on h1"
+  "$BOX" vanish h2
+  local granted=$SECONDS
+  hosts_list h1 h2
+  wait_for 120 grow_failed || fail "the grow onto the vanished host did not fail within 120 s"
+  echo "grow onto vanished h2 failed $((SECONDS - granted)) s after the grant"
+  grep -q 'on node h2 did not report within' "$T/daemon.log" ||
+    fail "PRRTE did not give up h2's daemon: $(grep -i h2 "$T/daemon.log" | head -5)"
+  kill -0 "$DAEMON_PID" || fail "elasticd died"
+  [ "$(job_state x)" = running ] && [ "$(job_ranks x)" = 1 ] ||
+    fail "job not running on 1 rank after the failed grow: $(job_state x) $(job_ranks x)"
+  "$BOX" revive h2
+  wait_for 120 '[ "$(job_ranks x)" = 2 ]' || fail "job did not grow onto h2 once it was back"
+  finish_after_failed_grow x
 }
 
 case_output_bound() {  # a job that prints without bound: its stderr stays near --max-output-mb
