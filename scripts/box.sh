@@ -227,7 +227,7 @@ agent() {
     [[ $(ip netns identify $$ 2>/dev/null) == "$PREFIX"-h* ]] || via=(ip netns exec "$(ns h0)")
     why=$("${via[@]}" bash -c "exec 3<>/dev/tcp/$NET.$((10 + k))/22" 2>&1) || true
     case $why in
-      *"Connection refused"*) ;;
+      '' | *"Connection refused"*) ;;  # connected (something listens there) or reset: it answers
       *) printf 'ssh: connect to host %s port 22: %s\n' "$host" "${why##*: }" >&2; exit 255 ;;
     esac
     ELASTIC_BOX_AGENT_SESSION=1 exec setsid -w "$SELF" agent "${args[@]}"

@@ -4,9 +4,9 @@
 # nodes h1..h8, one PRRTE daemon per host) with test_trainer jobs (allreduce checked every step);
 # every case ends by checking that each rank ran on its own node's host. Cases: grow
 # shrink_notice leader_leaves kill vanish kill_relay kill_job repair_waits cancel_in_repair grace_kill
-# kill_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host vanished_host churn learn
-# hole_loss restart daemon_dies bad_input output_bound spawn_exit, and hello_leader_leaves with example 01
-# (HELLO).
+# kill_mid_spawn vanish_mid_spawn kill_parent_mid_spawn kill_rank_mid_spawn unreachable_host
+# vanished_host late_daemon churn learn hole_loss restart daemon_dies bad_input output_bound
+# spawn_exit, and hello_leader_leaves with example 01 (HELLO).
 set -u
 CASE=$1 MPIRUN=$2 ELASTICD=$3 ELASTIC=$4 TRAINER=$5 HELLO=${6:-}
 . "$(dirname "$0")/lib.sh"
@@ -629,7 +629,12 @@ finish_after_failed_grow() {
   [ "$(count_events job_failed)" = 0 ] || fail "a job failed"
 }
 
-case_kill_mid_spawn() {  # a host dies while a grow's spawn onto it is in progress
+# A host is lost while a grow's spawn onto it is in progress: h2's daemon runs and has started the
+# rank, which holds before MPI_Init, so the spawn cannot complete until the host is lost. Killed, the
+# host's kernel resets its connections at once; vanished, PRRTE's keepalive notices it after 20 s.
+# Either way the spawn fails well before elasticd's 60 s spawn timeout, the grow with it, and the job
+# goes on; the host, back, is used.
+mid_spawn_loss() {  # mid_spawn_loss kill|vanish
   hosts_list h1
   start_daemon
   touch "$T/hold"
@@ -637,22 +642,24 @@ case_kill_mid_spawn() {  # a host dies while a grow's spawn onto it is in progre
     ELASTIC_TEST_HOLD_FILE="$T/hold" ELASTIC_TEST_STOP_FILE="$T/stop"
   wait_for 60 '[ "$(job_ranks m)" = 1 ]' || fail "job did not start on h1"
   hosts_list h1 h2
-  # The spawn onto h2 is under way: h2's daemon runs and has started the rank, which holds before
-  # MPI_Init, so the spawn cannot complete until the host dies.
   wait_for 60 '[ -n "$(rank_pids h2)" ]' || fail "no rank started on h2"
   sleep 1
-  kill_node h2
+  local lost=$SECONDS bound=30
+  if [ "$1" = kill ]; then kill_node h2; else "$BOX" vanish h2 && bound=50; fi
   rm -f "$T/hold"
-  # The spawn fails (well before elasticd's 60 s spawn timeout), the grow with it; the job goes on.
-  wait_for 30 grow_failed || fail "the grow onto the lost host did not fail within 30 s"
+  wait_for $bound grow_failed || fail "the grow onto the lost host did not fail within $bound s"
+  echo "the grow failed $((SECONDS - lost)) s after h2 was lost ($1)"
   kill -0 "$DAEMON_PID" || fail "elasticd died"
   [ "$(job_state m)" = running ] || fail "job not running after the failed grow: $(job_state m)"
-  # The host is back (the test killed its processes, not the namespace): the retried grow succeeds.
+  # The host is back (kill: its processes died, not the namespace): the retried grow succeeds.
+  [ "$1" = kill ] || "$BOX" revive h2
   wait_for 90 '[ "$(job_ranks m)" = 2 ]' || fail "job did not grow onto h2 again"
   job_nodes m | grep -qw h2 || fail "h2 not reused"
   echo "spawn onto h2 failed with the host; job went on at 1 rank, then grew onto h2"
   finish_after_failed_grow m
 }
+case_kill_mid_spawn() { mid_spawn_loss kill; }
+case_vanish_mid_spawn() { mid_spawn_loss vanish; }
 
 # A member of the job dies while a grow's spawn is in progress (its rank holds before MPI_Init on
 # h3): WHAT = host (h2 with its PRRTE daemon) or rank (the rank on h2 alone, its daemon lives on).
@@ -696,9 +703,11 @@ parent_dies_mid_spawn() {
 case_kill_parent_mid_spawn() { parent_dies_mid_spawn host; }
 case_kill_rank_mid_spawn() { parent_dies_mid_spawn rank; }
 
-case_unreachable_host() {  # a granted host cannot be reached: its daemon never starts
-  # The launch agent fails for h2 as ssh does for a host that is down (exit 255) while
-  # $T/unreachable.h2 exists, and is the box's agent otherwise.
+# A launch agent with faults, in place of the box's: for a host H while $T/unreachable.H exists it
+# fails as ssh does for a host that is down (exit 255); while $T/late.H exists it starts the command
+# 40 s late in the background and ends at once, as ssh does once PRRTE's daemon has daemonized (a
+# daemon slow to start: a hung file system, a loaded node). Otherwise it is the box's agent.
+use_fault_agent() {
   cat > "$T/agent" <<AGENT
 #!/bin/bash
 args=("\$@")
@@ -707,11 +716,19 @@ if [ -e "$T/unreachable.\$1" ]; then
   echo "ssh: connect to host \$1 port 22: No route to host" >&2
   exit 255
 fi
+if [ -e "$T/late.\$1" ]; then
+  setsid bash -c 'sleep 40; exec "\$0" "\$@"' "$BOX" agent "\${args[@]}" < /dev/null >> "$T/late.log" 2>&1 &
+  exit 0
+fi
 exec "$BOX" agent "\${args[@]}"
 AGENT
   chmod +x "$T/agent"
   mapfile -t BOX_MPIRUN_ARGS < <("$BOX" mpirun-args --no-agent)
   BOX_MPIRUN_ARGS+=(--prtemca plm_ssh_agent "$T/agent")
+}
+
+case_unreachable_host() {  # a granted host cannot be reached: its daemon never starts
+  use_fault_agent
   hosts_list h1
   start_daemon
   touch "$T/unreachable.h2"
@@ -727,6 +744,33 @@ AGENT
   wait_for 120 '[ "$(job_ranks u)" = 2 ]' || fail "job did not grow onto h2 once it was reachable"
   echo "grow onto unreachable h2 failed; job went on at 1 rank, then grew onto h2"
   finish_after_failed_grow u
+}
+
+# A daemon that does not report within PRRTE's 30 s (patch 0031), although its launch agent ended
+# well: it counts as failed to start, the grow fails and the job trains on. The retried grow gets a
+# new daemon on h2; the first one's report, 40 s after its launch, is refused, and the job, on h2
+# by then, is not disturbed.
+case_late_daemon() {
+  use_fault_agent
+  hosts_list h1
+  start_daemon
+  touch "$T/late.h2"
+  SUBMIT_TOML=$(linear_scaling 2) submit d 100000 1 2 ELASTIC_TEST_STOP_FILE="$T/stop"
+  wait_for 60 '[ "$(job_ranks d)" = 1 ]' || fail "job did not start on h1"
+  hosts_list h1 h2
+  wait_for 50 grow_failed || fail "the grow onto h2 did not fail within 50 s"
+  grep -q 'on node h2 did not report within' "$T/daemon.log" || fail "PRRTE did not give h2's daemon up"
+  [ "$(job_state d)" = running ] && [ "$(job_ranks d)" = 1 ] ||
+    fail "job not running on 1 rank after the failed grow: $(job_state d) $(job_ranks d)"
+  rm -f "$T/late.h2"
+  wait_for 120 '[ "$(job_ranks d)" = 2 ]' || fail "job did not grow onto h2 with a new daemon"
+  wait_for 60 "grep -q 'reported after it was given up' $T/daemon.log" ||
+    fail "no late report from h2's first daemon: $(cat "$T/late.log" 2>/dev/null)"
+  sleep 2
+  [ "$(job_state d)" = running ] && [ "$(job_ranks d)" = 2 ] ||
+    fail "job not running on 2 ranks after the late report: $(job_state d) $(job_ranks d)"
+  echo "h2's daemon given up at 30 s; the job grew onto h2 with a new one; the late report refused"
+  finish_after_failed_grow d
 }
 
 # A granted host vanished before the runtime ever used it (no daemon there yet): the launch agent,
