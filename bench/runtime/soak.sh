@@ -3,13 +3,19 @@
 # notice and whole-host kills (PRRTE daemon included) mixed at random, until RESCALES of them have
 # been asked for. Every step waits until the job holds exactly the hosts the step leaves it (each
 # rank on its own host) or counts the step as failed. Not a ctest (it runs for minutes).
-#   Usage: soak.sh MPIRUN ELASTICD ELASTIC TRAINER [RESCALES=200] [SEED=1]
+#   Usage: soak.sh MPIRUN ELASTICD ELASTIC TRAINER [RESCALES=200] [SEED=1] [vanish]
 #   e.g.   B=build/ci; bench/runtime/soak.sh $MPI_HOME/bin/mpirun $B/runtime/daemon/elasticd \
 #            $B/runtime/control/elastic $B/tests/runtime/daemon/test_trainer 200
+# With `vanish`, a fourth kind joins the mix: a host of the job vanishes without a word (box.sh
+# vanish: its cable cut, its processes stopped); once elasticd has seen the loss, the host reboots
+# (box.sh revive) and may be granted again by a later grow. Each costs PRRTE's 20 s keepalive, and
+# the seeds give other sequences than without it.
 # Prints one line per step and a summary: asked, done, failed by kind, recoveries, and whether
 # elasticd and the job survived. Exit 0 only with 0 failed rescales.
 set -u
-MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4 RESCALES=${5:-200} SEED=${6:-1}
+MPIRUN=$1 ELASTICD=$2 ELASTIC=$3 TRAINER=$4 RESCALES=${5:-200} SEED=${6:-1} VANISH=${7:-}
+[ -z "$VANISH" ] || [ "$VANISH" = vanish ] ||
+  { echo "soak.sh: the 7th argument is 'vanish' or nothing, not '$VANISH'" >&2; exit 2; }
 . "$(dirname "$0")/../../tests/runtime/daemon/lib.sh"
 RANDOM=$SEED
 STEP_US=20000
@@ -25,13 +31,16 @@ start_daemon
 SUBMIT_TOML=$(linear_scaling "$MAX")
 submit soak 100000000 1 "$MAX"
 wait_for 60 "[ \"\$(job_ranks soak)\" = 2 ]" || fail "the job did not start on 2 hosts"
-declare -A asked=([grow]=0 [shrink]=0 [kill]=0) failed=([grow]=0 [shrink]=0 [kill]=0)
+declare -A asked=([grow]=0 [shrink]=0 [kill]=0 [vanish]=0)
+declare -A failed=([grow]=0 [shrink]=0 [kill]=0 [vanish]=0)
+kinds=3
+[ -z "$VANISH" ] || kinds=4
 t_start=$SECONDS
 for ((step = 1; step <= RESCALES; step++)); do
   n=${#pool[@]}
   free=()
   for ((i = 1; i <= MAX; i++)); do [[ " ${pool[*]} " == *" $i "* ]] || free+=("$i"); done
-  r=$((RANDOM % 3))
+  r=$((RANDOM % kinds))
   if ((n == 1)) || { ((r == 0)) && ((${#free[@]} > 0)); }; then
     kind=grow
     pool+=("${free[$((RANDOM % ${#free[@]}))]}")
@@ -41,10 +50,12 @@ for ((step = 1; step <= RESCALES; step++)); do
     pool=("${pool[@]:0:idx}" "${pool[@]:idx+1}")
   else
     kind=kill
+    ((r == 3)) && kind=vanish
     victim=${pool[$((RANDOM % n))]}
     lost_before=$(count_events node_lost "\"h$victim\"")
-    kill_node "h$victim" > /dev/null
+    if [ $kind = kill ]; then kill_node "h$victim" > /dev/null; else "$BOX" vanish "h$victim"; fi
     wait_for 60 "[ \$(count_events node_lost '\"h$victim\"') -gt $lost_before ]" || true
+    [ $kind = kill ] || "$BOX" revive "h$victim"
     pool=($(for i in "${pool[@]}"; do [ "$i" = "$victim" ] || echo "$i"; done))
   fi
   asked[$kind]=$((${asked[$kind]} + 1))
@@ -59,11 +70,12 @@ for ((step = 1; step <= RESCALES; step++)); do
     [ "$(job_state soak)" = running ] || break
   fi
 done
-total_failed=$((${failed[grow]} + ${failed[shrink]} + ${failed[kill]}))
+total_failed=$((${failed[grow]} + ${failed[shrink]} + ${failed[kill]} + ${failed[vanish]}))
 alive=yes; kill -0 "$DAEMON_PID" 2>/dev/null || alive=no
 echo "soak: $((step - 1)) rescales asked in $((SECONDS - t_start)) s:" \
-  "grow ${asked[grow]}, shrink ${asked[shrink]}, host kill ${asked[kill]};" \
-  "failed: grow ${failed[grow]}, shrink ${failed[shrink]}, kill ${failed[kill]} (total $total_failed)"
+  "grow ${asked[grow]}, shrink ${asked[shrink]}, host kill ${asked[kill]}${VANISH:+, vanish ${asked[vanish]}};" \
+  "failed: grow ${failed[grow]}, shrink ${failed[shrink]}, kill ${failed[kill]}${VANISH:+, vanish ${failed[vanish]}}" \
+  "(total $total_failed)"
 echo "soak: elasticd alive: $alive, job: $(job_state soak)," \
   "recoveries seen by the job: $(grep -c '^recovered' "$S/jobs/soak/stdout")," \
   "wrong allreduces: $(grep -c WRONG "$S/jobs/soak/stderr")"
