@@ -645,7 +645,7 @@ mid_spawn_loss() {  # mid_spawn_loss kill|vanish
   wait_for 60 '[ -n "$(rank_pids h2)" ]' || fail "no rank started on h2"
   sleep 1
   local lost=$SECONDS bound=30
-  if [ "$1" = kill ]; then kill_node h2; else "$BOX" vanish h2 && bound=50; fi
+  if [ "$1" = kill ]; then kill_node h2; else "$BOX" vanish h2 || fail "box.sh vanish h2"; bound=50; fi
   rm -f "$T/hold"
   wait_for $bound grow_failed || fail "the grow onto the lost host did not fail within $bound s"
   echo "the grow failed $((SECONDS - lost)) s after h2 was lost ($1)"
